@@ -1,0 +1,181 @@
+"""The ``poetone`` command line: score poems, inspect the cipai resource."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any, TextIO
+
+from poetone.metadata import MetadataError, UnknownCipaiError, load_cipai
+from poetone.profiles import PROFILES
+
+RESULT_FIELDS = ("conformity", "structure", "tonal", "rhyme", "valid", "variant")
+
+
+def _critic(args: argparse.Namespace):
+    from poetone.critic import Critic
+
+    return Critic(
+        profile=args.profile,
+        metadata=args.metadata,
+        metadata_format=args.metadata_format,
+        tone_system=getattr(args, "tone_system", None),
+        rhyme_system=getattr(args, "rhyme_system", None),
+    )
+
+
+def _fmt(x: float) -> float:
+    return round(x, 6)
+
+
+def score_jsonl(critic, src: TextIO, dst: TextIO, err: TextIO) -> tuple[int, int]:
+    """Score each line of ``src``; a bad line is reported and written with ``error``, the rest go on."""
+    done = failed = 0
+    for number, raw in enumerate(src, start=1):
+        if not raw.strip():
+            continue
+        record: dict[str, Any]
+        try:
+            record = json.loads(raw)
+            if not isinstance(record, dict):
+                raise ValueError("a line must be a JSON object")
+        except ValueError as exc:
+            failed += 1
+            print(f"line {number}: malformed JSON: {exc}", file=err)
+            dst.write(json.dumps({"line": number, "raw": raw.rstrip("\n"), "error": f"malformed JSON: {exc}"}, ensure_ascii=False) + "\n")
+            continue
+        try:
+            cipai, text = record.get("cipai"), record.get("text")
+            if not isinstance(cipai, str) or not cipai:
+                raise ValueError("missing field 'cipai'")
+            if not isinstance(text, str):
+                raise ValueError("missing field 'text' (a string)")
+            r = critic.score(cipai, text)
+            record.update({k: (_fmt(v) if isinstance(v, float) else v) for k, v in r.as_dict().items() if k in RESULT_FIELDS})
+            done += 1
+        except (ValueError, UnknownCipaiError) as exc:
+            failed += 1
+            print(f"line {number}: {exc}", file=err)
+            record["error"] = str(exc)
+        dst.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return done, failed
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    critic = _critic(args)
+    if args.jsonl:
+        src = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")  # noqa: SIM115
+        dst = sys.stdout if not args.out or args.out == "-" else open(args.out, "w", encoding="utf-8")  # noqa: SIM115
+        try:
+            done, failed = score_jsonl(critic, src, dst, sys.stderr)
+        finally:
+            if src is not sys.stdin:
+                src.close()
+            if dst is not sys.stdout:
+                dst.close()
+        print(f"scored {done} poems, {failed} lines failed", file=sys.stderr)
+        return 1 if failed else 0
+    if not args.cipai:
+        print("poetone score: give CIPAI and TEXT (or -), or --jsonl IN", file=sys.stderr)
+        return 2
+    text = sys.stdin.read() if args.text in (None, "-") else args.text
+    r = critic.score(args.cipai, text)
+    print(r.render())
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from poetone.critic import Critic
+
+    example = json.loads((resources.files("poetone") / "examples" / "demo.json").read_text(encoding="utf-8"))
+    print(f"{example['poet']}《{example['cipai']}·{example['title']}》, scored by the default critic:\n")
+    print(Critic().score(example["cipai"], example["text"]).render())
+    return 0
+
+
+def cmd_cipai(args: argparse.Namespace) -> int:
+    from poetone.render import render_pattern
+
+    if args.action == "validate":
+        try:
+            reg = load_cipai(args.file, args.metadata_format)
+        except (MetadataError, FileNotFoundError) as exc:
+            print(f"invalid: {exc}", file=sys.stderr)
+            return 1
+        n = sum(len(c.variants) for c in reg.values())
+        print(f"ok: {len(reg)} cipai, {n} variants")
+        return 0
+    reg = load_cipai(args.metadata, args.metadata_format)
+    if args.action == "list":
+        for c in reg.values():
+            aliases = f"  ({'、'.join(c.aliases)})" if c.aliases else ""
+            print(f"{c.name}\t{len(c.variants)} variants\t{c.variants[0].char_count} chars{aliases}")
+        return 0
+    c = reg[args.name]
+    print(f"{c.name}" + (f"  又名 {'、'.join(c.aliases)}" if c.aliases else ""))
+    print(f"source: {c.source}")
+    for v in c.variants:
+        print(f"\n[{v.id}] {v.label}  ({v.char_count} 字)")
+        print(f"  source: {v.source}")
+        if v.example:
+            print(f"  example: {v.example.get('poet', '')}「{v.example.get('first_line', '')}」")
+        for si, stanza in enumerate(v.stanzas):
+            print(f"  {'上阕' if si == 0 else '下阕' if si == 1 else f'第{si + 1}段'}")
+            for line in stanza:
+                end = line.end + (line.segment if line.rhymed else "")
+                print(f"    {render_pattern(line.tones):<12} {line.tones:<10} {end}{' 叠' if line.repeat else ''}")
+    return 0
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--profile", default="default", choices=sorted(PROFILES), help="critic profile (default: %(default)s)")
+    p.add_argument("--metadata", help="a cipai file or folder of our schema, or an official PoeTone metadata file")
+    p.add_argument("--metadata-format", choices=["poetone-native", "poetone"], help="format of --metadata")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="poetone", description="Songci (宋词) formal-conformity critic and tools.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("score", help="score a poem, or a JSONL file of poems")
+    p.add_argument("cipai", nargs="?", help="cipai name (or alias)")
+    p.add_argument("text", nargs="?", help="the poem, or - to read it from standard input")
+    p.add_argument("--jsonl", help="input JSONL, one {cipai, text, ...} per line (- for stdin)")
+    p.add_argument("--out", help="output JSONL (default: stdout)")
+    p.add_argument("--tone-system", choices=["classical", "modern"])
+    p.add_argument("--rhyme-system", choices=["cilin", "pinyin-final", "xinyun"])
+    _common(p)
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("demo", help="score a bundled example poem and print the rendering")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("cipai", help="list, show or validate cipai metadata")
+    csub = p.add_subparsers(dest="action", required=True)
+    q = csub.add_parser("list", help="the cipai and their variant counts")
+    _common(q)
+    q = csub.add_parser("show", help="the template of a cipai, rendered")
+    q.add_argument("name")
+    _common(q)
+    q = csub.add_parser("validate", help="validate a metadata file or folder")
+    q.add_argument("file")
+    q.add_argument("--metadata-format", choices=["poetone-native", "poetone"])
+    p.set_defaults(func=cmd_cipai)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (UnknownCipaiError, MetadataError, FileNotFoundError, ValueError) as exc:
+        print(f"poetone: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""Find the poem in a model's raw answer.
+
+Models wrap poems in reasoning (``<think>``), markdown, titles, author lines, labels, notes and
+appreciation. We keep only the poem, and we never cut inside it: a line is dropped for what it
+*is* (a title, a label, prose, pinyin), never for a word it contains (the official PoeTone cleaner
+cut 念奴娇 at 多情应笑我 because it stopped at any line holding 我 or 你).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_THINK_CLOSED = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
+_THINK_OPEN = re.compile(r"<think(?:ing)?>.*", re.S | re.I)
+_THINK_TAIL = re.compile(r"^.*?</think(?:ing)?>", re.S | re.I)
+_CODE_FENCE = re.compile(r"^\s*```.*$", re.M)
+_MARKDOWN = re.compile(r"[*_`#>~|]+")
+_LIST_MARK = re.compile(r"^\s*(?:[-+•]\s+|\d+[.)、]\s*|[（(]?[一二三四五六七八九十]+[)）、.]\s*)")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f□]")
+_LATIN = re.compile(r"[A-Za-zāáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜü]")
+_CLAUSE_SPLIT = re.compile(r"[，。？！；：、,.?!;:\s]+")
+_TITLE_LINE = re.compile(r"^[《〈【\[].*[》〉】\]]$")
+_LABEL = re.compile(
+    r"^(?:词作|作品|正文|全词|原词|词|新作|创作|成品|最终作品|最终词作|下阕续写|续写|上阕|下阕|上片|下片|前阕|后阕|前段|后段"
+    r"|第[一二]阕|第[一二]片|词牌|词牌名|题目|标题|题|主题|作者)[\s]*[：:]\s*"
+)
+_SECTION_LABEL = re.compile(r"^(?:上阕|下阕|上片|下片|前阕|后阕|前段|后段|第[一二]阕|第[一二]片)$")
+_AUTHOR_LINE = re.compile(r"^(?:[—–-]{1,2}\s*\S{1,8}|[（(]?(?:宋|唐|五代|南宋|北宋|元|明|清)\s*[·・.]\s*\S{1,6}[)）]?|作者[：:].*)$")
+_NOTES = re.compile(
+    r"^(?:【\s*)?(?:注|注释|注解|註|赏析|鉴赏|解析|解读|说明|简析|译文|白话译文|翻译|创作背景|创作思路|创作说明|写作思路"
+    r"|分析|格律分析|平仄分析|韵脚|押韵|思路|附注|备注|按|Note|Notes|Analysis|Explanation|Translation)"
+    r"\s*(?:】|[：:]|\d|$)",
+    re.I,
+)
+_ANALYSIS_WORDS = re.compile(r"平仄|押韵|韵脚|韵部|格律|词牌|字数|句式|仄韵|平韵|韵律|上阕|下阕|上片|下片|本词|这首|以下|如下")
+_PROSE_WORDS = re.compile(r"抱歉|对不起|作为一个|人工智能|语言模型|我无法|我不能|无法完成|希望你喜欢|希望您喜欢")
+_MAX_CLAUSE = 12
+_MIN_CLAUSES = 3
+_MIN_HAN = 12
+_NEEDS_WORK = re.compile(r"[<>*#`_《》【】\[\]：:A-Za-z0-9—–（）()·・\-注析译]|^\s*$|\n\s*\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """The poem found (``""`` when none) and why, for the log."""
+
+    poem: str
+    valid: bool
+    reason: str = ""
+
+
+def _strip_reasoning(text: str) -> str:
+    text = _THINK_CLOSED.sub("\n", text)
+    if re.search(r"</think(?:ing)?>", text, re.I):
+        text = _THINK_TAIL.sub("\n", text)
+    return _THINK_OPEN.sub("\n", text)
+
+
+def _is_poem_line(line: str) -> bool:
+    if _LATIN.search(line) or _PROSE_WORDS.search(line) or _ANALYSIS_WORDS.search(line):
+        return False
+    body = re.sub(r"[“”‘’\"'「」『』]", "", line)
+    clauses = [c for c in _CLAUSE_SPLIT.split(body) if c]
+    if not clauses:
+        return False
+    for c in clauses:
+        han = len(_HAN.findall(c))
+        if han == 0 or han != len(c) or han > _MAX_CLAUSE:
+            return False
+    return True
+
+
+def _clean_line(line: str) -> str:
+    line = _MARKDOWN.sub("", line).strip()
+    line = _LIST_MARK.sub("", line).strip()
+    # 《》 inside a line quote a title within the poem (作《伊凉》): keep the words, drop the marks.
+    return line.replace("《", "").replace("》", "").replace("〈", "").replace("〉", "")
+
+
+def extract_poem(text: str, cipai: str = "") -> Extraction:
+    """Return the poem in ``text``: the largest block of verse lines, stanza breaks kept as newlines."""
+    if not isinstance(text, str) or not text.strip():
+        return Extraction("", False, "empty output")
+    if not _NEEDS_WORK.search(text.strip()):
+        lines = [ln.strip() for ln in text.strip().splitlines()]
+        if all(_is_poem_line(ln) for ln in lines):
+            return _verdict(lines)
+    text = _CODE_FENCE.sub("", _strip_reasoning(text))
+    blocks: list[list[str]] = [[]]
+    for raw in text.splitlines():
+        stripped = _MARKDOWN.sub("", raw).strip()
+        if not stripped:
+            continue
+        if _NOTES.match(stripped):
+            blocks.append([])  # a notes or analysis section: nothing of it is verse
+            continue
+        if _TITLE_LINE.match(stripped) or _AUTHOR_LINE.match(stripped) or _SECTION_LABEL.match(stripped):
+            continue
+        if cipai and (stripped == cipai or re.match(rf"^{re.escape(cipai)}\s*[·・.：:\s]", stripped)):
+            continue
+        line = _clean_line(_LABEL.sub("", stripped))
+        if not line:
+            continue
+        if _is_poem_line(line):
+            blocks[-1].append(line)
+        elif blocks[-1]:
+            blocks.append([])
+    best = max(blocks, key=lambda b: (sum(len(_HAN.findall(ln)) for ln in b), blocks.index(b)))
+    return _verdict(best)
+
+
+def _verdict(lines: list[str]) -> Extraction:
+    clauses = [c for ln in lines for c in _CLAUSE_SPLIT.split(ln) if c]
+    han = sum(len(_HAN.findall(c)) for c in clauses)
+    if len(clauses) < _MIN_CLAUSES or han < _MIN_HAN:
+        return Extraction("", False, "no poem found" if not lines else f"too short to be a poem ({han} characters)")
+    return Extraction("\n".join(lines), True)

@@ -1,0 +1,312 @@
+"""The Cipai resource: the data model, its JSON loader and validator, and the official PoeTone format.
+
+Data lives in ``poetone/cipai/*.json`` (one file per cipai, schema in docs/cipai-schema.md); this
+module knows nothing of scoring. Validation errors name the file, the variant and the line, so a
+contributor can fix a table without reading code.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+TONE_CHARS = frozenset("平仄中")
+ENDINGS = ("句", "读", "韵", "叶", "换")
+RHYMED_ENDINGS = frozenset("韵叶换")
+_LINE_RE = re.compile(r"^([平仄中]+) (句|读|韵|叶|换)([A-Z]?)((?: 叠)?)$")
+METADATA_FORMATS = ("poetone-native", "poetone")
+
+
+class MetadataError(ValueError):
+    """A cipai file or entry does not follow the schema."""
+
+
+class UnknownCipaiError(KeyError):
+    """A cipai name that no loaded cipai (or alias) has."""
+
+    def __init__(self, name: str, suggestions: list[str]):
+        self.name = name
+        self.suggestions = suggestions
+        hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
+        super().__init__(f"unknown cipai {name!r}{hint}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One clause of a template: its tone pattern and how it ends."""
+
+    tones: str
+    end: str
+    segment: str = ""
+    repeat: bool = False
+
+    @property
+    def length(self) -> int:
+        return len(self.tones)
+
+    @property
+    def rhymed(self) -> bool:
+        return self.end in RHYMED_ENDINGS
+
+    @property
+    def rhyme_tone(self) -> str:
+        """Tone class the rhyme character must have: the tone of the last position."""
+        return self.tones[-1] if self.rhymed else ""
+
+    def spec(self) -> str:
+        mark = self.end + (self.segment if self.rhymed else "")
+        return f"{self.tones} {mark}" + (" 叠" if self.repeat else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """One form (正体 or 又一体) of a cipai."""
+
+    cipai: str
+    id: str
+    stanzas: tuple[tuple[Line, ...], ...]
+    label: str = ""
+    source: str = ""
+    example: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def lines(self) -> tuple[Line, ...]:
+        return tuple(line for stanza in self.stanzas for line in stanza)
+
+    @property
+    def lengths(self) -> tuple[int, ...]:
+        return tuple(line.length for line in self.lines)
+
+    @property
+    def char_count(self) -> int:
+        return sum(self.lengths)
+
+    def stanza_of_line(self) -> tuple[int, ...]:
+        return tuple(i for i, stanza in enumerate(self.stanzas) for _ in stanza)
+
+
+@dataclass(frozen=True, slots=True)
+class Cipai:
+    name: str
+    variants: tuple[Variant, ...]
+    aliases: tuple[str, ...] = ()
+    source: str = ""
+    note: str = ""
+
+    def variant(self, variant_id: str) -> Variant:
+        for v in self.variants:
+            if v.id == variant_id:
+                return v
+        raise KeyError(f"cipai {self.name!r} has no variant {variant_id!r}; it has {[v.id for v in self.variants]}")
+
+
+def parse_line(spec: str, where: str) -> Line:
+    m = _LINE_RE.match(spec.strip()) if isinstance(spec, str) else None
+    if not m:
+        raise MetadataError(
+            f"{where}: bad line {spec!r}: expected tones of 平仄中, a space, an ending "
+            "(句, 读, 韵X, 叶X, 换X with X a capital letter) and optionally ' 叠'"
+        )
+    tones, end, segment, repeat = m.groups()
+    if end in RHYMED_ENDINGS:
+        if not segment:
+            raise MetadataError(f"{where}: rhymed line {spec!r} needs a segment letter, e.g. {end}A")
+        if tones[-1] == "中":
+            raise MetadataError(f"{where}: rhymed line {spec!r} must end in 平 or 仄 (the rhyme's tone class)")
+    elif segment:
+        raise MetadataError(f"{where}: line {spec!r}: only 韵, 叶 and 换 take a segment letter")
+    return Line(tones=tones, end=end, segment=segment, repeat=bool(repeat))
+
+
+def _require(obj: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    if key not in obj:
+        raise MetadataError(f"{where}: missing field {key!r}")
+    if not isinstance(obj[key], kind):
+        raise MetadataError(f"{where}: field {key!r} must be {kind.__name__}, got {type(obj[key]).__name__}")
+    return obj[key]
+
+
+def parse_cipai(data: Any, where: str = "<cipai>") -> Cipai:
+    """Validate one cipai record of our schema and build the model."""
+    if not isinstance(data, dict):
+        raise MetadataError(f"{where}: a cipai must be a JSON object")
+    name = _require(data, "name", str, where)
+    where = f"{where} ({name})"
+    aliases = data.get("aliases", [])
+    if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+        raise MetadataError(f"{where}: 'aliases' must be a list of strings")
+    raw_variants = _require(data, "variants", list, where)
+    if not raw_variants:
+        raise MetadataError(f"{where}: 'variants' is empty")
+    variants, seen = [], set()
+    for i, rv in enumerate(raw_variants):
+        vwhere = f"{where} variant #{i + 1}"
+        if not isinstance(rv, dict):
+            raise MetadataError(f"{vwhere}: a variant must be a JSON object")
+        vid = _require(rv, "id", str, vwhere)
+        vwhere = f"{where} variant {vid!r}"
+        if vid in seen:
+            raise MetadataError(f"{vwhere}: duplicate variant id")
+        seen.add(vid)
+        raw_stanzas = _require(rv, "stanzas", list, vwhere)
+        if not raw_stanzas:
+            raise MetadataError(f"{vwhere}: 'stanzas' is empty")
+        stanzas = []
+        for si, rs in enumerate(raw_stanzas):
+            if not isinstance(rs, list) or not rs:
+                raise MetadataError(f"{vwhere} stanza {si + 1}: must be a non-empty list of lines")
+            stanzas.append(tuple(parse_line(s, f"{vwhere} stanza {si + 1} line {li + 1}") for li, s in enumerate(rs)))
+        flat = [line for st in stanzas for line in st]
+        if not any(line.rhymed for line in flat):
+            raise MetadataError(f"{vwhere}: no rhyme position")
+        for li, line in enumerate(flat):
+            if line.repeat and (li == 0 or flat[li - 1].length != line.length):
+                raise MetadataError(f"{vwhere} line {li + 1}: 叠 repeats the previous line, which must have the same length")
+        example = rv.get("example", {})
+        if not isinstance(example, dict):
+            raise MetadataError(f"{vwhere}: 'example' must be an object with 'poet' and 'first_line'")
+        variants.append(
+            Variant(
+                cipai=name,
+                id=vid,
+                stanzas=tuple(stanzas),
+                label=str(rv.get("label", "")),
+                source=str(rv.get("source", "")),
+                example=dict(example),
+            )
+        )
+    return Cipai(
+        name=name,
+        variants=tuple(variants),
+        aliases=tuple(aliases),
+        source=str(data.get("source", "")),
+        note=str(data.get("note", "")),
+    )
+
+
+def parse_poetone_metadata(entries: Any, where: str = "<poetone metadata>") -> list[Cipai]:
+    """Read the official PoeTone ``cipai_metadata.json`` layout into our model.
+
+    That format has no rhyme segments: all rhyme positions form one segment, whose tone class is
+    taken from the pattern's last position or, where that is 中, from ``rhyme_type``.
+    """
+    if not isinstance(entries, list):
+        raise MetadataError(f"{where}: expected a list of variant entries")
+    by_name: dict[str, list[Variant]] = {}
+    for i, e in enumerate(entries):
+        ewhere = f"{where} entry #{i + 1}"
+        if not isinstance(e, dict):
+            raise MetadataError(f"{ewhere}: must be an object")
+        name = _require(e, "Cipai", str, ewhere)
+        vid = str(e.get("variant", i))
+        ewhere = f"{ewhere} ({name} variant {vid})"
+        rtype = str(e.get("rhyme_type", ""))
+        stanzas = []
+        for key in sorted(k for k in e if re.fullmatch(r"stanza\d+", k)):
+            st = _require(e, key, dict, ewhere)
+            patterns = _require(st, "lines", list, f"{ewhere} {key}")
+            positions = set(st.get("rhyme_positions", []))
+            lines = []
+            for li, pat in enumerate(patterns):
+                tones = re.sub(r"[^平仄中]", "", str(pat))
+                if not tones:
+                    raise MetadataError(f"{ewhere} {key} line {li + 1}: no tone characters in {pat!r}")
+                if li + 1 in positions:
+                    last = tones[-1]
+                    if last == "中":
+                        last = "平" if rtype.startswith("平") else "仄"
+                    lines.append(Line(tones=tones[:-1] + last, end="韵", segment="A"))
+                else:
+                    lines.append(Line(tones=tones, end="句"))
+            stanzas.append(tuple(lines))
+        if not stanzas:
+            raise MetadataError(f"{ewhere}: no stanza1/stanza2 fields")
+        by_name.setdefault(name, []).append(Variant(cipai=name, id=vid, stanzas=tuple(stanzas), source="PoeTone cipai_metadata.json"))
+    return [Cipai(name=n, variants=tuple(vs), source="PoeTone cipai_metadata.json") for n, vs in by_name.items()]
+
+
+def _builtin_files() -> Iterator[tuple[str, str]]:
+    folder = resources.files("poetone") / "cipai"
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if entry.name.endswith(".json"):
+            yield f"cipai/{entry.name}", entry.read_text(encoding="utf-8")
+
+
+def _read_json(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MetadataError(f"{where}: not valid JSON ({exc})") from None
+
+
+def load_cipai(metadata: str | Path | None = None, metadata_format: str | None = None) -> "CipaiRegistry":
+    """Load the bundled resource, or a file or folder of our schema, or an official PoeTone file."""
+    fmt = metadata_format or "poetone-native"
+    if fmt not in METADATA_FORMATS:
+        raise ValueError(f"unknown metadata_format {metadata_format!r}; expected one of {METADATA_FORMATS}")
+    if metadata is None:
+        if fmt != "poetone-native":
+            raise ValueError("metadata_format='poetone' needs a metadata file path")
+        return CipaiRegistry(parse_cipai(_read_json(text, where), where) for where, text in _builtin_files())
+    path = Path(metadata)
+    if not path.exists():
+        raise FileNotFoundError(f"metadata {str(path)!r} does not exist")
+    if fmt == "poetone":
+        return CipaiRegistry(parse_poetone_metadata(_read_json(path.read_text(encoding="utf-8"), str(path)), str(path)))
+    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    cipai = []
+    for f in files:
+        data = _read_json(f.read_text(encoding="utf-8"), str(f))
+        records = data if isinstance(data, list) else [data]
+        cipai.extend(parse_cipai(r, f"{f}" + (f"[{i}]" if isinstance(data, list) else "")) for i, r in enumerate(records))
+    return CipaiRegistry(cipai)
+
+
+class CipaiRegistry(Mapping[str, Cipai]):
+    """Cipai by canonical name, resolvable by alias too."""
+
+    def __init__(self, cipai: Iterable[Cipai]):
+        self._by_name: dict[str, Cipai] = {}
+        self._lookup: dict[str, str] = {}
+        for c in cipai:
+            if c.name in self._by_name:
+                raise MetadataError(f"cipai {c.name!r} is defined twice")
+            self._by_name[c.name] = c
+        for c in self._by_name.values():
+            for key in (c.name, *c.aliases):
+                owner = self._lookup.setdefault(_normalise_name(key), c.name)
+                if owner != c.name:
+                    raise MetadataError(f"alias {key!r} of {c.name!r} is already a name or alias of {owner!r}")
+
+    def __getitem__(self, name: str) -> Cipai:
+        return self._by_name[self.resolve(name)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_name)
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def resolve(self, name: str) -> str:
+        """Canonical name of ``name`` (a name, an alias, or a 词牌·题 title)."""
+        key = _normalise_name(name)
+        if key in self._lookup:
+            return self._lookup[key]
+        head = re.split(r"[・·•\s(（]", key, maxsplit=1)[0]
+        if head in self._lookup:
+            return self._lookup[head]
+        close = difflib.get_close_matches(key, list(self._lookup), n=6, cutoff=0.3)
+        raise UnknownCipaiError(name, list(dict.fromkeys(self._lookup[k] for k in close))[:3])
+
+
+def _normalise_name(name: str) -> str:
+    return str(name).strip().strip("《》〈〉")
