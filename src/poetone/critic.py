@@ -22,18 +22,23 @@ from poetone.metadata import CipaiRegistry, Variant, load_cipai
 from poetone.profiles import Profile, get_profile
 
 _PING, _ZE = prosody.TONE_PING, prosody.TONE_ZE
-_SPLIT_ALL = re.compile(r"([，。？！；：、,.?!;:\s]+)")
-_SPLIT_PAPER = re.compile(r"([，。？！；：,.?!;:\n]+)")
-_NON_VERSE = re.compile(r"[^\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f□]")
-_PAUSE_MARKS = frozenset("、")
+_VERSE = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f□"
+_MARKS_ALL = "，。？！；：、,.?!;:\\s"
+_MARKS_PAPER = "，。？！；：,.?!;:\\n"
+# Drop what is neither verse nor a clause mark (quotes, brackets, stray symbols), then cut clauses.
+_NOT_VERSE_OR_MARK_ALL = re.compile(f"[^{_VERSE}{_MARKS_ALL}]+")
+_NOT_VERSE_OR_MARK_PAPER = re.compile(f"[^{_VERSE}{_MARKS_PAPER}]+")
+_CLAUSES_ALL = re.compile(f"([{_VERSE}]+)([{_MARKS_ALL}]*)")
+_CLAUSES_PAPER = re.compile(f"([{_VERSE}]+)([{_MARKS_PAPER}]*)")
 LACUNA = "□"
+_NO_RHYME = (0, 0, 0)
+_IS_PAUSE = frozenset({"、"}).__contains__
 
 
 @dataclass(frozen=True, slots=True)
 class _CompiledLine:
     length: int
-    need_ping: int  # bit j set: position j must be 平
-    need_ze: int
+    need: int  # bit 2j set: position j must be 平; bit 2j+1: must be 仄
     rhymed: bool
     segment: str
     rhyme_tone: int  # _PING or _ZE for rhymed lines
@@ -47,20 +52,120 @@ class _CompiledVariant:
     lines: tuple[_CompiledLine, ...]
     lengths: tuple[int, ...]
     segments: tuple[tuple[str, tuple[int, ...]], ...]  # (label, line indices)
+    has_repeats: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """How one variant reads a poem of a given shape: everything that does not depend on the characters."""
+
+    structure: float  # Eq. 2-3 on lengths alone (an upper bound where 叠 lines must repeat)
+    index: int
+    variant: _CompiledVariant
+    bounds: tuple[tuple[int, int], ...]  # each line as a slice of the joined clause text
+    need: int  # bit 2p (2p+1) set: character p of the joined text must be 平 (仄); right-length lines only
+    compared: int  # characters in lines of the right length (Eq. 4's denominator)
+    rhymes: tuple[tuple[tuple[int, int], ...], ...]  # per segment: (character offset, which option) per rhyme
+
+
+def _make_plan(idx: int, cv: _CompiledVariant, bounds: tuple[tuple[int, int], ...], by_segment: bool, tone_class: bool) -> _Plan:
+    need = compared = 0
+    for (a, b), tl in zip(bounds, cv.lines):
+        if b - a == tl.length:
+            need |= tl.need << (2 * a)
+            compared += tl.length
+    n = len(bounds)
+    # which element of a character's rhyme options applies: 0 平, 1 仄, 2 either (no tone check)
+    segments = [
+        [(bounds[i][1] - 1, (0 if cv.lines[i].rhyme_tone == _PING else 1) if tone_class else 2) for i in idxs if i < n]
+        for _, idxs in cv.segments
+    ]
+    if not by_segment:
+        segments = [[r for seg in segments for r in seg]]
+    rhymes = tuple(tuple(seg) for seg in segments if seg)
+    return _Plan(_structure_upper(bounds, cv), idx, cv, bounds, need, compared, rhymes)
+
+
+def _identity_bounds(lengths: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    out, pos = [], 0
+    for n in lengths:
+        out.append((pos, pos + n))
+        pos += n
+    return tuple(out)
+
+
+def _resegment(
+    lengths: Sequence[int], pauses: Sequence[bool], cv: _CompiledVariant, unpunctuated: bool
+) -> tuple[tuple[int, int], ...]:
+    """Align clauses to the template: split a clause holding an unprinted 读, join at a 、 the template lacks.
+
+    A split is allowed only at a template 读 (or anywhere when the poem has no clause marks at
+    all); a join only where the poem printed 、. Both need the lengths to add up exactly.
+    """
+    tpl = cv.lines
+    out: list[tuple[int, int]] = []
+    i = j = pos = 0
+    n, m = len(lengths), len(tpl)
+    while i < n:
+        size = lengths[i]
+        if j < m:
+            want = tpl[j].length
+            if size > want:
+                acc, k = want, j
+                while acc < size and k + 1 < m and (tpl[k].pause_after or unpunctuated):
+                    k += 1
+                    acc += tpl[k].length
+                if acc == size and k > j:
+                    for q in range(j, k + 1):
+                        out.append((pos, pos + tpl[q].length))
+                        pos += tpl[q].length
+                    i, j = i + 1, k + 1
+                    continue
+            elif size < want:
+                acc, k = size, i
+                while acc < want and k + 1 < n and pauses[k]:
+                    k += 1
+                    acc += lengths[k]
+                if acc == want and k > i:
+                    out.append((pos, pos + want))
+                    pos += want
+                    i, j = k + 1, j + 1
+                    continue
+        out.append((pos, pos + size))
+        pos += size
+        i, j = i + 1, j + 1
+    return tuple(out)
+
+
+def _structure_upper(bounds: Sequence[tuple[int, int]], cv: _CompiledVariant) -> float:
+    """Eq. 2-3: lines of the right length, over the larger of the two line counts."""
+    matched = sum(1 for (a, b), want in zip(bounds, cv.lengths) if b - a == want)
+    return matched / max(len(bounds), len(cv.lengths), 1)
+
+
+def _structure_with_repeats(lines: Sequence[str], cv: _CompiledVariant) -> float:
+    """Eq. 2-3 where a 叠 line must also repeat the line before it."""
+    matched = 0
+    for i, (line, tl) in enumerate(zip(lines, cv.lines)):
+        if len(line) == tl.length and not (tl.repeat and i > 0 and line != lines[i - 1]):
+            matched += 1
+    return matched / max(len(lines), len(cv.lines), 1)
 
 
 def _compile(variant: Variant) -> _CompiledVariant:
     lines = []
     for line in variant.lines:
-        ping = sum(1 << j for j, t in enumerate(line.tones) if t == "平")
-        ze = sum(1 << j for j, t in enumerate(line.tones) if t == "仄")
+        need = sum(1 << (2 * j) for j, t in enumerate(line.tones) if t == "平")
+        need |= sum(1 << (2 * j + 1) for j, t in enumerate(line.tones) if t == "仄")
         rtone = _PING if line.rhyme_tone == "平" else _ZE if line.rhyme_tone == "仄" else 0
-        lines.append(_CompiledLine(line.length, ping, ze, line.rhymed, line.segment, rtone, line.end == "读", line.repeat))
+        lines.append(_CompiledLine(line.length, need, line.rhymed, line.segment, rtone, line.end == "读", line.repeat))
     segs: dict[str, list[int]] = {}
     for i, cl in enumerate(lines):
         if cl.rhymed:
             segs.setdefault(cl.segment, []).append(i)
-    return _CompiledVariant(variant, tuple(lines), variant.lengths, tuple((k, tuple(v)) for k, v in segs.items()))
+    return _CompiledVariant(
+        variant, tuple(lines), variant.lengths, tuple((k, tuple(v)) for k, v in segs.items()), any(ln.repeat for ln in lines)
+    )
 
 
 @dataclass(slots=True)
@@ -75,10 +180,16 @@ class CriticResult:
     valid: bool
     variant: str | None
     poem: str = ""
-    lines: tuple[str, ...] = ()
     reason: str = ""
     profile: str = "default"
     _critic: Any = field(default=None, repr=False, compare=False)
+    _joined: str = field(default="", repr=False, compare=False)
+    _bounds: tuple[tuple[int, int], ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """The poem's lines as the critic aligned them to the chosen variant."""
+        return tuple(self._joined[a:b] for a, b in self._bounds)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -131,8 +242,12 @@ class Critic:
         self.extract = self.profile.extract if extract is None else extract
         self.registry: CipaiRegistry = load_cipai(metadata, metadata_format)
         self._tones = prosody.tone_table(self.profile.tone_system)
+        self._tone_digits = _ToneDigits(self._tones)
         self._rhymes = prosody.rhyme_table(self.profile.rhyme_system)
+        # per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed)
+        self._rhyme_options = self._build_rhyme_options()
         self._compiled: dict[str, tuple[_CompiledVariant, ...]] = {}
+        self._plan_cache: dict[str, dict[tuple, list[_Plan]]] = {}
         self._literal: dict[str, tuple[PoetoneVariant, ...]] = {}
         if self.profile.literal_poetone:
             self._load_literal(metadata, metadata_format)
@@ -151,6 +266,22 @@ class Critic:
                 name: tuple(PoetoneVariant.from_variant(v) for v in c.variants) for name, c in self.registry.items()
             }
 
+    def _build_rhyme_options(self) -> dict[str, tuple[int, int, int]]:
+        """Per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed).
+
+        With ``rhyme_neighbours`` each mask is widened by the neighbouring 部 Song poets mixed; a
+        lacuna (□) fits every group, since nothing can be said of a lost character.
+        """
+        table = self._rhymes
+        if self.profile.rhyme_neighbours:
+            nb = prosody.neighbour_masks(self.profile.rhyme_system)
+            options = {ch: (prosody.widen(p, nb), prosody.widen(z, nb), prosody.widen(p | z, nb)) for ch, (p, z) in table.items()}
+        else:
+            options = {ch: (p, z, p | z) for ch, (p, z) in table.items()}
+        every = (1 << len(prosody.rhyme_group_names(self.profile.rhyme_system))) - 1
+        options[LACUNA] = (every, every, every)
+        return options
+
     # -- public API ---------------------------------------------------------------------------
 
     def resolve(self, cipai: str) -> str:
@@ -166,14 +297,14 @@ class Critic:
         if self.extract:
             ex = extract_poem(text, name)
             if not ex.valid:
-                return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, "", (), ex.reason, self.profile.name, self)
-            poem = ex.poem
+                return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, "", ex.reason, self.profile.name, self)
+            poem, clean = ex.poem, ex.clean
         else:
-            poem = text
-        pieces = self._split(poem)
-        if not pieces:
-            return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, poem, (), "no verse characters", self.profile.name, self)
-        return self._best(name, poem, pieces)
+            poem, clean = text, False
+        shape = self._split(poem, clean)
+        if shape is None:
+            return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, poem, "no verse characters", self.profile.name, self)
+        return self._best(name, poem, *shape)
 
     def score_many(self, pairs: Iterable[tuple[str, str]]) -> list[CriticResult]:
         return [self.score(cipai, text) for cipai, text in pairs]
@@ -189,137 +320,76 @@ class Critic:
             compiled = self._compiled[name] = tuple(_compile(v) for v in self.registry[name].variants)
         return compiled
 
-    def _split(self, poem: str) -> list[tuple[str, bool]]:
-        """Clauses of verse characters, each with whether a 读 mark (、) follows it."""
-        splitter = _SPLIT_ALL if self.profile.split_at_pause else _SPLIT_PAPER
-        parts = splitter.split(poem)
-        out = []
-        for i in range(0, len(parts), 2):
-            clause = _NON_VERSE.sub("", parts[i])
-            if clause:
-                sep = parts[i + 1] if i + 1 < len(parts) else ""
-                out.append((clause, bool(sep) and set(sep.strip()) <= _PAUSE_MARKS and sep.strip() != ""))
-        return out
+    def _split(self, poem: str, clean: bool = False) -> tuple[str, tuple[int, ...], tuple[bool, ...], bool] | None:
+        """The poem's verse characters joined, its clause lengths, where a 读 mark (、) alone
+        follows a clause, and whether it has no clause marks at all; None without verse."""
+        if self.profile.split_at_pause:
+            found = _CLAUSES_ALL.findall(poem if clean else _NOT_VERSE_OR_MARK_ALL.sub("", poem))
+        else:
+            found = _CLAUSES_PAPER.findall(poem if clean else _NOT_VERSE_OR_MARK_PAPER.sub("", poem))
+        if not found:
+            return None
+        texts, seps = zip(*found)
+        if not self.profile.resegment:
+            return "".join(texts), tuple(map(len, texts)), (), False
+        return "".join(texts), tuple(map(len, texts)), tuple(map(_IS_PAUSE, seps)), not "".join(seps).strip()
 
-    def _resegment(self, pieces: list[tuple[str, bool]], cv: _CompiledVariant, unpunctuated: bool) -> list[str]:
-        """Align clauses to the template: split a clause holding an unprinted 读, join a 读 the template lacks."""
-        lines, tpl = [], cv.lines
-        i = j = 0
-        n, m = len(pieces), len(tpl)
-        while i < n:
-            text = pieces[i][0]
-            if j >= m:
-                lines.append(text)
-                i += 1
-                continue
-            want = tpl[j].length
-            if len(text) > want:
-                acc, k = want, j
-                while acc < len(text) and k + 1 < m and (tpl[k].pause_after or unpunctuated):
-                    k += 1
-                    acc += tpl[k].length
-                if acc == len(text) and k > j:
-                    pos = 0
-                    for q in range(j, k + 1):
-                        lines.append(text[pos : pos + tpl[q].length])
-                        pos += tpl[q].length
-                    i += 1
-                    j = k + 1
-                    continue
-            elif len(text) < want:
-                acc, k = len(text), i
-                while acc < want and k + 1 < n and pieces[k][1]:
-                    k += 1
-                    acc += len(pieces[k][0])
-                if acc == want and k > i:
-                    lines.append("".join(p[0] for p in pieces[i : k + 1]))
-                    i = k + 1
-                    j += 1
-                    continue
-            lines.append(text)
-            i += 1
-            j += 1
-        return lines
+    def _plans(self, name: str, lengths: tuple[int, ...], pauses: tuple[bool, ...], unpunctuated: bool) -> list[_Plan]:
+        """Per variant: the clause plan and its structure score, best first.
 
-    def _best(self, name: str, poem: str, pieces: list[tuple[str, bool]]) -> CriticResult:
+        Both depend only on the clause lengths and where a 读 mark stands, never on the
+        characters, so they are cached: most poems of a cipai share a handful of shapes.
+        """
+        key = (lengths, pauses, unpunctuated)
+        cache = self._plan_cache.setdefault(name, {})
+        plans = cache.get(key)
+        if plans is None:
+            if len(cache) > 4096:
+                cache.clear()
+            plans = []
+            for idx, cv in enumerate(self._variants_of(name)):
+                if self.profile.resegment and lengths != cv.lengths:
+                    bounds = _resegment(lengths, pauses, cv, unpunctuated)
+                else:
+                    bounds = _identity_bounds(lengths)
+                plans.append(_make_plan(idx, cv, bounds, self.profile.rhyme_by_segment, self.profile.rhyme_tone_class))
+            plans.sort(key=lambda p: (-p.structure, p.index))
+            cache[key] = plans
+        return plans
+
+    def _best(
+        self, name: str, poem: str, joined: str, lengths: tuple[int, ...], pauses: tuple[bool, ...], unpunctuated: bool
+    ) -> CriticResult:
         prof = self.profile
-        tones = self._tones
-        unpunctuated = prof.resegment and len(pieces) <= 2 * poem.count("\n") + 2 and all(not p[1] for p in pieces)
-        candidates = []
-        seg_cache: dict[tuple, list[str]] = {}
-        plain = [p[0] for p in pieces]
-        for idx, cv in enumerate(self._variants_of(name)):
-            if prof.resegment:
-                key = tuple((ln.length, ln.pause_after) for ln in cv.lines)
-                lines = seg_cache.get(key)
-                if lines is None:
-                    lines = seg_cache[key] = self._resegment(pieces, cv, unpunctuated)
-            else:
-                lines = plain
-            s = self._structure(lines, cv)
-            candidates.append((s, idx, cv, lines))
-        candidates.sort(key=lambda c: (-c[0], c[1]))
+        # The whole poem's tone classes as one integer, two bits a character: bit 2p set when
+        # character p can be 平, bit 2p+1 when it can be 仄 (a base-4 digit per character).
+        can = int(joined[::-1].translate(self._tone_digits), 4)
         w_s, w_t, w_r = self.weights
         best = None
-        mask_cache: dict[str, tuple[int, int]] = {}
-        for s, idx, cv, lines in candidates:
-            if best is not None and w_s * s + w_t + w_r < best[0] - 1e-12:
-                break
-            t = self._tonal(lines, cv, tones, mask_cache)
-            r = self._rhyme(lines, cv)
+        for plan in self._plans(name, lengths, pauses, unpunctuated):
+            if best is not None and w_s * plan.structure + w_t + w_r < best[0] - 1e-12:
+                break  # sorted by structure: no later variant can win
+            s = plan.structure
+            if plan.variant.has_repeats and prof.check_repeats:
+                s = _structure_with_repeats([joined[a:b] for a, b in plan.bounds], plan.variant)
+            if plan.compared:
+                faults = (plan.need & ~can).bit_count()
+                t = (plan.compared - faults) / plan.compared
+            else:
+                t = 0.0
+            r = self._rhyme(joined, plan.rhymes)
             total = w_s * s + w_t * t + w_r * r
-            if best is None or total > best[0] + 1e-12 or (abs(total - best[0]) <= 1e-12 and idx < best[4]):
-                best = (total, s, t, r, idx, cv, lines)
-        total, s, t, r, idx, cv, lines = best
-        return CriticResult(name, total, s, t, r, True, cv.variant.id, poem, tuple(lines), "", prof.name, self)
+            if best is None or total > best[0] + 1e-12 or (abs(total - best[0]) <= 1e-12 and plan.index < best[4].index):
+                best = (total, s, t, r, plan)
+        total, s, t, r, plan = best
+        return CriticResult(name, total, s, t, r, True, plan.variant.variant.id, poem, "", prof.name, self, joined, plan.bounds)
 
-    def _structure(self, lines: Sequence[str], cv: _CompiledVariant) -> float:
-        tpl = cv.lines
-        n_common = min(len(lines), len(tpl))
-        check = self.profile.check_repeats
-        matched = 0
-        for i in range(n_common):
-            if len(lines[i]) == tpl[i].length:
-                if check and tpl[i].repeat and i > 0 and lines[i] != lines[i - 1]:
-                    continue
-                matched += 1
-        return matched / max(len(lines), len(tpl), 1)
-
-    def _tonal(self, lines: Sequence[str], cv: _CompiledVariant, tones: dict[str, int], cache: dict[str, tuple[int, int]]) -> float:
-        compared = faults = 0
-        for line, tl in zip(lines, cv.lines):
-            if len(line) != tl.length:
-                continue
-            masks = cache.get(line)
-            if masks is None:
-                can_ping = can_ze = 0
-                for j, ch in enumerate(line):
-                    m = tones.get(ch, 3 if ch == LACUNA else 0)
-                    if m & _PING:
-                        can_ping |= 1 << j
-                    if m & _ZE:
-                        can_ze |= 1 << j
-                masks = cache[line] = (can_ping, can_ze)
-            compared += tl.length
-            faults += ((tl.need_ping & ~masks[0]) | (tl.need_ze & ~masks[1])).bit_count()
-        return (compared - faults) / compared if compared else 0.0
-
-    def _rhyme_masks(self, ch: str, tone: int) -> int:
-        pair = self._rhymes.get(ch)
-        if pair is None:
-            return 0
-        if not self.profile.rhyme_tone_class:
-            return pair[0] | pair[1]
-        return pair[0] if tone == _PING else pair[1]
-
-    def _rhyme(self, lines: Sequence[str], cv: _CompiledVariant) -> float:
-        n = len(lines)
-        segments = cv.segments if self.profile.rhyme_by_segment else (("*", tuple(i for s in cv.segments for i in s[1])),)
+    def _rhyme(self, joined: str, segments: tuple[tuple[tuple[int, int], ...], ...]) -> float:
+        """Eq. 5 per segment, weighted by its positions (one segment in profiles without 换韵)."""
         hits = total = 0
-        for _, idxs in segments:
-            masks = [self._rhyme_masks(lines[i][-1], cv.lines[i].rhyme_tone) for i in idxs if i < n and lines[i]]
-            if not masks:
-                continue
+        table = self._rhyme_options
+        for seg in segments:
+            masks = [table.get(joined[pos], _NO_RHYME)[which] for pos, which in seg]
             total += len(masks)
             hits += _largest_group(masks)
         return hits / total if total else 0.0
@@ -330,7 +400,10 @@ class Critic:
         from poetone.compat import split_lines
 
         vid = variants[idx].id if idx >= 0 else None
-        return CriticResult(name, total, s, t, r, idx >= 0, vid, text, tuple(split_lines(text)), "", self.profile.name, self)
+        lines = split_lines(text)
+        joined = "".join(lines)
+        bounds = _identity_bounds([len(x) for x in lines])
+        return CriticResult(name, total, s, t, r, idx >= 0, vid, text, "", self.profile.name, self, joined, bounds)
 
     def _details(self, result: CriticResult) -> dict[str, Any]:
         from poetone.render import explain
@@ -338,8 +411,29 @@ class Critic:
         return explain(self, result)
 
 
+class _ToneDigits(dict):
+    """str.translate table: a character becomes its tone mask as a base-4 digit ("0"-"3").
+
+    Characters missing from the tone table are looked up once through ``__missing__``: a lacuna
+    (□) fits either class; anything else fits neither.
+    """
+
+    def __init__(self, tones: dict[str, int]):
+        super().__init__({ord(ch): "0123"[m] for ch, m in tones.items()})
+
+    def __missing__(self, code: int) -> str:
+        value = "3" if chr(code) == LACUNA else "0"
+        self[code] = value
+        return value
+
+
 def _largest_group(masks: Sequence[int]) -> int:
     """Eq. 5's numerator: how many of the characters share the most common rhyme group."""
+    common = -1
+    for m in masks:
+        common &= m
+    if common:
+        return len(masks)  # the usual case: all rhyme in one group
     union = 0
     for m in masks:
         union |= m

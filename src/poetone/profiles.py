@@ -26,6 +26,8 @@ class Profile:
     rhyme_by_segment: bool = True
     #: a rhyme character must have the tone class of its position
     rhyme_tone_class: bool = True
+    #: neighbouring 部 that Song poets rhymed together count as one group (prosody.RHYME_NEIGHBOURS)
+    rhyme_neighbours: bool = True
     #: a 叠 line must repeat the line before it to count as well-formed
     check_repeats: bool = True
     #: literal re-implementation of the official code (its own splitting, pypinyin calls, rounding)
@@ -53,6 +55,7 @@ PROFILES: dict[str, Profile] = {
         resegment=False,
         rhyme_by_segment=False,
         rhyme_tone_class=False,
+        rhyme_neighbours=False,
         check_repeats=False,
     ),
     "poetone-code": Profile(
@@ -64,6 +67,7 @@ PROFILES: dict[str, Profile] = {
         resegment=False,
         rhyme_by_segment=False,
         rhyme_tone_class=False,
+        rhyme_neighbours=False,
         check_repeats=False,
         literal_poetone=True,
     ),

@@ -1,0 +1,87 @@
+"""Validation benchmark of the critic (docs/validation.md): quality on authentic Song poems and
+perturbed copies, and speed. Needs ../shared beside the project.
+
+    python benchmarks/validate_critic.py [--profile default] [--official] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from poetone import Critic
+from poetone.validation import authentic_report, corpus_poems, load_cases, load_corpus, reference_report
+
+SHARED = Path(os.environ.get("POETONE_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
+CORPUS = SHARED / "data/quan-song-ci/quan_song_ci.dev.json"
+CASES = SHARED / "reference/poetone-official/reference_scores.dev.jsonl"
+OFFICIAL_META = SHARED / "reference/poetone-official/cipai_metadata.json"
+
+
+def speed(critic: Critic, pairs: list[tuple[str, str]], seconds: float = 5.0) -> float:
+    for c, t in pairs[:200]:
+        critic.score(c, t)  # warm the caches the way a long run would
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for c, t in pairs:
+            critic.score(c, t)
+        done += len(pairs)
+    return done / (time.perf_counter() - start)
+
+
+def cold_start() -> tuple[float, float]:
+    """Seconds for import plus a first score in a fresh interpreter, and that process's peak RSS in MB."""
+    code = (
+        "import time,resource;t=time.perf_counter();from poetone import Critic;"
+        "Critic().score('菩萨蛮','平林漠漠烟如织，寒山一带伤心碧。');"
+        "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    seconds, rss = out.stdout.split()
+    return float(seconds), float(rss)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--profile", default="default")
+    ap.add_argument("--official", action="store_true", help="also run the poetone-code profile with the official metadata")
+    ap.add_argument("--json", help="write all figures as JSON here")
+    ap.add_argument("--seconds", type=float, default=5.0)
+    args = ap.parse_args()
+    if not CORPUS.exists():
+        sys.exit(f"needs {CORPUS} (../shared beside the project)")
+    corpus = load_corpus(CORPUS)
+    cases = load_cases(CASES)
+    runs = {args.profile: Critic(profile=args.profile)}
+    if args.official:
+        runs["poetone-code (official metadata)"] = Critic(profile="poetone-code", metadata=OFFICIAL_META, metadata_format="poetone")
+    figures = {}
+    for label, critic in runs.items():
+        poems = corpus_poems(runs[args.profile], corpus)
+        auth = authentic_report(critic, poems)
+        ref = reference_report(critic, cases)
+        pairs = [(c, t) for c, t, _ in poems]
+        figures[label] = {"authentic": auth, "reference": ref, "poems_per_second": speed(critic, pairs, args.seconds)}
+        print(f"## {label}")
+        print(f"authentic poems: n={auth['n']} mean={auth['mean']:.4f} share>=0.9={auth['share_at_threshold']:.3f}")
+        print(f"reference: authentic mean={ref['authentic_mean']:.4f} wrong-cipai mean={ref['wrong_cipai_mean']:.4f} AUC={ref['wrong_cipai_auc']:.4f}")
+        print("lowered: " + ", ".join(f"{k} {v:.3f}" for k, v in ref["lowered"].items()))
+        print("drift: " + ", ".join(f"{k} {v:.4f}" for k, v in ref["mean_abs_drift"].items()))
+        print(f"speed: {figures[label]['poems_per_second']:.0f} poems/s")
+        print("per cipai (authentic n, mean, share>=0.9):")
+        for k, v in auth["per_cipai"].items():
+            lw = ref["lowered_per_cipai"].get(k, {})
+            print(f"  {k}\t{v['n']}\t{v['mean']:.4f}\t{v['share_at_threshold']:.3f}\t" + " ".join(f"{p}={lw.get(p, float('nan')):.2f}" for p in lw))
+    cs, rss = cold_start()
+    print(f"import + first score: {cs:.3f} s; resident memory after it: {rss:.0f} MB")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"figures": figures, "cold_start_s": cs, "peak_rss_mb": rss}, ensure_ascii=False, indent=1))
+
+
+if __name__ == "__main__":
+    main()
