@@ -28,11 +28,16 @@ _MARKS_PAPER = "，。？！；：,.?!;:\\n"
 # Drop what is neither verse nor a clause mark (quotes, brackets, stray symbols), then cut clauses.
 _NOT_VERSE_OR_MARK_ALL = re.compile(f"[^{_VERSE}{_MARKS_ALL}]+")
 _NOT_VERSE_OR_MARK_PAPER = re.compile(f"[^{_VERSE}{_MARKS_PAPER}]+")
-_CLAUSES_ALL = re.compile(f"([{_VERSE}]+)([{_MARKS_ALL}]*)")
-_CLAUSES_PAPER = re.compile(f"([{_VERSE}]+)([{_MARKS_PAPER}]*)")
+_CLAUSES = re.compile(f"[{_VERSE}]+")
+# Characters garbled in transmission (kana, box drawing, U+FFFD, private use) stand for a lost
+# character: they keep its place as a lacuna instead of shortening the line.
+_GARBLED = re.compile("[\u3040-\u30ff\u2500-\u257f\ufffd\ue000-\uf8ff]")
+
+
+def _clean_clauses(poem: str, not_verse: re.Pattern[str]) -> str:
+    return not_verse.sub("", _GARBLED.sub(LACUNA, poem))
 LACUNA = "□"
 _NO_RHYME = (0, 0, 0)
-_IS_PAUSE = frozenset({"、"}).__contains__
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +99,13 @@ def _identity_bounds(lengths: Sequence[int]) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def _resegment(
-    lengths: Sequence[int], pauses: Sequence[bool], cv: _CompiledVariant, unpunctuated: bool
-) -> tuple[tuple[int, int], ...]:
-    """Align clauses to the template: split a clause holding an unprinted 读, join at a 、 the template lacks.
+def _resegment(lengths: Sequence[int], cv: _CompiledVariant) -> tuple[tuple[int, int], ...]:
+    """Align clauses to the template where punctuation is missing or doubled.
 
-    A split is allowed only at a template 读 (or anywhere when the poem has no clause marks at
-    all); a join only where the poem printed 、. Both need the lengths to add up exactly.
+    A clause as long as the next k template lines together is split into them (an unprinted
+    读 or 句 mark); k clauses as long as the next template line together are joined (a 读 the
+    edition printed, or a doubled mark). Both need the lengths to add up exactly, so a poem of
+    the wrong shape gains nothing.
     """
     tpl = cv.lines
     out: list[tuple[int, int]] = []
@@ -112,7 +117,7 @@ def _resegment(
             want = tpl[j].length
             if size > want:
                 acc, k = want, j
-                while acc < size and k + 1 < m and (tpl[k].pause_after or unpunctuated):
+                while acc < size and k + 1 < m:
                     k += 1
                     acc += tpl[k].length
                 if acc == size and k > j:
@@ -123,7 +128,7 @@ def _resegment(
                     continue
             elif size < want:
                 acc, k = size, i
-                while acc < want and k + 1 < n and pauses[k]:
+                while acc < want and k + 1 < n:
                     k += 1
                     acc += lengths[k]
                 if acc == want and k > i:
@@ -320,53 +325,46 @@ class Critic:
             compiled = self._compiled[name] = tuple(_compile(v) for v in self.registry[name].variants)
         return compiled
 
-    def _split(self, poem: str, clean: bool = False) -> tuple[str, tuple[int, ...], tuple[bool, ...], bool] | None:
-        """The poem's verse characters joined, its clause lengths, where a 读 mark (、) alone
-        follows a clause, and whether it has no clause marks at all; None without verse."""
+    def _split(self, poem: str, clean: bool = False) -> tuple[str, tuple[int, ...]] | None:
+        """The poem's verse characters joined, and its clause lengths; None without verse."""
         if self.profile.split_at_pause:
-            found = _CLAUSES_ALL.findall(poem if clean else _NOT_VERSE_OR_MARK_ALL.sub("", poem))
+            texts = _CLAUSES.findall(poem if clean else _clean_clauses(poem, _NOT_VERSE_OR_MARK_ALL))
         else:
-            found = _CLAUSES_PAPER.findall(poem if clean else _NOT_VERSE_OR_MARK_PAPER.sub("", poem))
-        if not found:
+            texts = _CLAUSES.findall(_clean_clauses(poem, _NOT_VERSE_OR_MARK_PAPER))
+        if not texts:
             return None
-        texts, seps = zip(*found)
-        if not self.profile.resegment:
-            return "".join(texts), tuple(map(len, texts)), (), False
-        return "".join(texts), tuple(map(len, texts)), tuple(map(_IS_PAUSE, seps)), not "".join(seps).strip()
+        return "".join(texts), tuple(map(len, texts))
 
-    def _plans(self, name: str, lengths: tuple[int, ...], pauses: tuple[bool, ...], unpunctuated: bool) -> list[_Plan]:
+    def _plans(self, name: str, lengths: tuple[int, ...]) -> list[_Plan]:
         """Per variant: the clause plan and its structure score, best first.
 
-        Both depend only on the clause lengths and where a 读 mark stands, never on the
-        characters, so they are cached: most poems of a cipai share a handful of shapes.
+        Both depend only on the clause lengths, never on the characters, so they are cached:
+        most poems of a cipai share a handful of shapes.
         """
-        key = (lengths, pauses, unpunctuated)
         cache = self._plan_cache.setdefault(name, {})
-        plans = cache.get(key)
+        plans = cache.get(lengths)
         if plans is None:
             if len(cache) > 4096:
                 cache.clear()
             plans = []
             for idx, cv in enumerate(self._variants_of(name)):
                 if self.profile.resegment and lengths != cv.lengths:
-                    bounds = _resegment(lengths, pauses, cv, unpunctuated)
+                    bounds = _resegment(lengths, cv)
                 else:
                     bounds = _identity_bounds(lengths)
                 plans.append(_make_plan(idx, cv, bounds, self.profile.rhyme_by_segment, self.profile.rhyme_tone_class))
             plans.sort(key=lambda p: (-p.structure, p.index))
-            cache[key] = plans
+            cache[lengths] = plans
         return plans
 
-    def _best(
-        self, name: str, poem: str, joined: str, lengths: tuple[int, ...], pauses: tuple[bool, ...], unpunctuated: bool
-    ) -> CriticResult:
+    def _best(self, name: str, poem: str, joined: str, lengths: tuple[int, ...]) -> CriticResult:
         prof = self.profile
         # The whole poem's tone classes as one integer, two bits a character: bit 2p set when
         # character p can be 平, bit 2p+1 when it can be 仄 (a base-4 digit per character).
         can = int(joined[::-1].translate(self._tone_digits), 4)
         w_s, w_t, w_r = self.weights
         best = None
-        for plan in self._plans(name, lengths, pauses, unpunctuated):
+        for plan in self._plans(name, lengths):
             if best is not None and w_s * plan.structure + w_t + w_r < best[0] - 1e-12:
                 break  # sorted by structure: no later variant can win
             s = plan.structure

@@ -38,8 +38,8 @@ _PROSE_WORDS = re.compile(r"抱歉|对不起|作为一个|人工智能|语言模
 _NOT_VERSE_WORDS = re.compile(f"{_PROSE_WORDS.pattern}|{_ANALYSIS_WORDS.pattern}")
 _MARK_CHARS = "，。？！；、,.?!; \t\u3000\n"
 _MAX_CLAUSE = 12
-_MIN_CLAUSES = 3
-_MIN_HAN = 12
+_MIN_CLAUSES = 1
+_MIN_HAN = 4
 _NEEDS_WORK = re.compile(r"[<>*#`_【】\[\]：:A-Za-z0-9—–（）()·・\-注析译]|^\s*$|\n\s*\n")
 _HAN_CLASS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f□"
 # A text that is nothing but verse: clauses of 1-12 characters between clause marks, one or more lines.

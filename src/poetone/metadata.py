@@ -248,7 +248,7 @@ def _read_json(text: str, where: str) -> Any:
         raise MetadataError(f"{where}: not valid JSON ({exc})") from None
 
 
-def load_cipai(metadata: str | Path | None = None, metadata_format: str | None = None) -> "CipaiRegistry":
+def load_cipai(metadata: str | Path | None = None, metadata_format: str | None = None) -> CipaiRegistry:
     """Load the bundled resource, or a file or folder of our schema, or an official PoeTone file."""
     fmt = metadata_format or "poetone-native"
     if fmt not in METADATA_FORMATS:

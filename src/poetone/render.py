@@ -58,7 +58,7 @@ def _rhyme_details(critic: Critic, result: CriticResult, tpl) -> list[dict[str, 
     for i in positions:
         segments.setdefault(tpl[i].segment if by_segment else "*", []).append(i)
     out = []
-    for seg, idxs in segments.items():
+    for _seg, idxs in segments.items():
         options = []
         for i in idxs:
             ch = result.lines[i][-1]
@@ -113,7 +113,7 @@ def render_result(result: CriticResult) -> str:
                 out.append("")
             stanza = row["stanza"]
         expected = row.get("expected") or ""
-        pattern, end = (expected.split(" ", 1) + [""])[:2] if expected else ("", "")
+        pattern, end = ([*expected.split(" ", 1), ""])[:2] if expected else ("", "")
         text = row["text"] or "（缺）"
         line = f"{text}{'　' * max(0, len(pattern) - len(row['text']))}  {render_pattern(pattern)}  {end}"
         faults = []
