@@ -293,11 +293,20 @@ class Critic:
         """Canonical name; raises UnknownCipaiError naming the closest cipai."""
         return self.registry.resolve(cipai)
 
-    def score(self, cipai: str, text: str) -> CriticResult:
+    def score(self, cipai: str, text: str, variant: str | None = None) -> CriticResult:
+        """Score ``text`` as a poem of ``cipai``: the best fit over its variants, or ``variant`` only."""
         name = self.registry.resolve(cipai)
+        only = None
+        if variant is not None:
+            ids = [v.id for v in self.registry[name].variants]
+            if variant not in ids:
+                raise ValueError(f"cipai {name!r} has no variant {variant!r}; it has {ids}")
+            only = ids.index(variant)
         if not isinstance(text, str):
             raise TypeError(f"text must be a string, got {type(text).__name__}")
         if self.profile.literal_poetone:
+            if only is not None:
+                raise ValueError("profile 'poetone-code' always takes the best variant")
             return self._score_literal(name, text)
         if self.extract:
             ex = extract_poem(text, name)
@@ -309,7 +318,7 @@ class Critic:
         shape = self._split(poem, clean)
         if shape is None:
             return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, poem, "no verse characters", self.profile.name, self)
-        return self._best(name, poem, *shape)
+        return self._best(name, poem, *shape, only=only)
 
     def score_many(self, pairs: Iterable[tuple[str, str]]) -> list[CriticResult]:
         return [self.score(cipai, text) for cipai, text in pairs]
@@ -357,7 +366,7 @@ class Critic:
             cache[lengths] = plans
         return plans
 
-    def _best(self, name: str, poem: str, joined: str, lengths: tuple[int, ...]) -> CriticResult:
+    def _best(self, name: str, poem: str, joined: str, lengths: tuple[int, ...], only: int | None = None) -> CriticResult:
         prof = self.profile
         # The whole poem's tone classes as one integer, two bits a character: bit 2p set when
         # character p can be 平, bit 2p+1 when it can be 仄 (a base-4 digit per character).
@@ -365,6 +374,8 @@ class Critic:
         w_s, w_t, w_r = self.weights
         best = None
         for plan in self._plans(name, lengths):
+            if only is not None and plan.index != only:
+                continue
             if best is not None and w_s * plan.structure + w_t + w_r < best[0] - 1e-12:
                 break  # sorted by structure: no later variant can win
             s = plan.structure
