@@ -175,8 +175,19 @@ def in_cjk(cp: int) -> bool:
     return any(lo <= cp <= hi for lo, hi in CJK_RANGES)
 
 
+#: Characters the 廣韻 (as tshet-uinh lists it) spells with another form (異體): the modern form
+#: takes the readings of the listed one instead of falling back to Mandarin. These are the
+#: common characters of the 全宋词 that otherwise have no 廣韻 reading; several are 入聲
+#: (托 拆 着 匝) that Mandarin would misread as 平.
+GUANGYUN_FORMS = {
+    "間": "閒", "窗": "窻", "魂": "䰟", "匆": "悤", "劍": "劒", "胸": "胷", "鞍": "鞌", "裙": "裠",
+    "托": "託", "拆": "坼", "着": "著", "匝": "帀", "吊": "弔", "碗": "椀", "蒂": "蔕", "溯": "遡",
+    "抬": "擡", "享": "亯", "熔": "鎔", "磚": "甎", "婿": "壻", "拿": "拏", "褲": "袴",
+}  # fmt: skip
+
+
 def read_guangyun() -> dict[str, list[tuple[str, str, str | None]]]:
-    """char -> list of (韻, 聲, 呼) from tshet-uinh's 廣韻 data."""
+    """char -> list of (韻, 聲, 呼) from tshet-uinh's 廣韻 data (plus GUANGYUN_FORMS)."""
     from tshet_uinh import 資料
 
     out: dict[str, list[tuple[str, str, str | None]]] = {}
@@ -184,6 +195,9 @@ def read_guangyun() -> dict[str, list[tuple[str, str, str | None]]]:
         readings = {(e.音韻地位.韻, e.音韻地位.聲, e.音韻地位.呼) for e in 資料.query字頭(char)}
         if readings:
             out[char] = sorted(readings, key=str)
+    for char, listed in GUANGYUN_FORMS.items():
+        if char not in out and listed in out:
+            out[char] = out[listed]
     return out
 
 

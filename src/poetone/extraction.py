@@ -17,7 +17,11 @@ _THINK_TAIL = re.compile(r"^.*?</think(?:ing)?>", re.S | re.I)
 _CODE_FENCE = re.compile(r"^\s*```.*$", re.M)
 _MARKDOWN = re.compile(r"[*_`#>~|]+")
 _LIST_MARK = re.compile(r"^\s*(?:[-+•]\s+|\d+[.)、]\s*|[（(]?[一二三四五六七八九十]+[)）、.]\s*)")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f□]")
+# Verse characters: Han, the lacuna □, and characters garbled in transmission (kana, box drawing,
+# U+FFFD, private use), which stand for a lost Han character in old editions.
+_HAN_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f□\u3040-\u30ff\u2500-\u257f\ufffd\ue000-\uf8ff"
+_HAN = re.compile(f"[{_HAN_CLASS}]")
+_GARBLED = re.compile("[\u3040-\u30ff\u2500-\u257f\ufffd\ue000-\uf8ff]")
 _LATIN = re.compile(r"[A-Za-zāáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜü]")
 _CLAUSE_SPLIT = re.compile(r"[，。？！；：、,.?!;:\s]+")
 _TITLE_LINE = re.compile(r"^[《〈【\[].*[》〉】\]]$")
@@ -33,15 +37,16 @@ _NOTES = re.compile(
     r"\s*(?:】|[：:]|\d|$)",
     re.I,
 )
-_ANALYSIS_WORDS = re.compile(r"平仄|押韵|韵脚|韵部|格律|词牌|字数|句式|仄韵|平韵|韵律|上阕|下阕|上片|下片|本词|这首|以下|如下")
+_ANALYSIS_WORDS = re.compile(
+    r"平仄|押韵|韵脚|韵部|格律|词牌|字数|句式|仄韵|平韵|韵律|上阕|下阕|上片|下片|本词|这首|以下|如下"
+    r"|注释|注解|赏析|鉴赏|解析|解读|译文|翻译|创作背景|创作思路"
+)
 _PROSE_WORDS = re.compile(r"抱歉|对不起|作为一个|人工智能|语言模型|我无法|我不能|无法完成|希望你喜欢|希望您喜欢")
 _NOT_VERSE_WORDS = re.compile(f"{_PROSE_WORDS.pattern}|{_ANALYSIS_WORDS.pattern}")
 _MARK_CHARS = "，。？！；、,.?!; \t\u3000\n"
 _MAX_CLAUSE = 12
 _MIN_CLAUSES = 1
 _MIN_HAN = 4
-_NEEDS_WORK = re.compile(r"[<>*#`_【】\[\]：:A-Za-z0-9—–（）()·・\-注析译]|^\s*$|\n\s*\n")
-_HAN_CLASS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f□"
 # A text that is nothing but verse: clauses of 1-12 characters between clause marks, one or more lines.
 _VERSE_LINE = rf"[{_HAN_CLASS}]{{1,{_MAX_CLAUSE}}}(?:[，。？！；、,.?!; \t\u3000]+[{_HAN_CLASS}]{{1,{_MAX_CLAUSE}}})*[，。？！；、,.?!; \t\u3000]*"
 _PLAIN_VERSE = re.compile(rf"{_VERSE_LINE}(?:\n{_VERSE_LINE})*")
@@ -90,14 +95,14 @@ def extract_poem(text: str, cipai: str = "") -> Extraction:
     """Return the poem in ``text``: the largest block of verse lines, stanza breaks kept as newlines."""
     if not isinstance(text, str) or not text.strip():
         return Extraction("", False, "empty output")
-    plain = text.strip().replace("《", "").replace("》", "")
-    if not _NEEDS_WORK.search(plain) and _PLAIN_VERSE.fullmatch(plain) and not _NOT_VERSE_WORDS.search(plain):
+    plain = _GARBLED.sub("□", text.strip().replace("《", "").replace("》", ""))
+    if _PLAIN_VERSE.fullmatch(plain) and not _NOT_VERSE_WORDS.search(plain):
         # The common case, a bare poem: checked in three C-level scans, no per-line work.
         marks = sum(plain.count(m) for m in _MARK_CHARS)
         if marks >= _MIN_CLAUSES - 1 and len(plain) - marks >= _MIN_HAN:
             return Extraction(plain, True, "", clean=True)
         return _verdict(plain.splitlines())
-    text = _CODE_FENCE.sub("", _strip_reasoning(text))
+    text = _GARBLED.sub("□", _CODE_FENCE.sub("", _strip_reasoning(text)))
     blocks: list[list[str]] = [[]]
     for raw in text.splitlines():
         stripped = _MARKDOWN.sub("", raw).strip()

@@ -51,31 +51,22 @@ def explain(critic: Critic, result: CriticResult) -> dict[str, Any]:
 
 
 def _rhyme_details(critic: Critic, result: CriticResult, tpl) -> list[dict[str, Any]]:
+    """The rhyme check of every rhyme position, computed exactly as the score computes it."""
     system = critic.profile.rhyme_system
-    by_segment = critic.profile.rhyme_by_segment
+    names = prosody.rhyme_group_names(system)
+    options = critic._rhyme_options
     positions = [i for i, line in enumerate(tpl) if line.rhymed and i < len(result.lines) and result.lines[i]]
     segments: dict[str, list[int]] = {}
     for i in positions:
-        segments.setdefault(tpl[i].segment if by_segment else "*", []).append(i)
+        segments.setdefault(tpl[i].segment if critic.profile.rhyme_by_segment else "*", []).append(i)
     out = []
-    for _seg, idxs in segments.items():
-        options = []
-        for i in idxs:
+    for idxs in segments.values():
+        which = [(0 if tpl[i].rhyme_tone == "平" else 1) if critic.profile.rhyme_tone_class else 2 for i in idxs]
+        masks = [options.get(result.lines[i][-1], (0, 0, 0))[w] for i, w in zip(idxs, which)]
+        winner_bit = _winning_bit(masks)
+        winner = names[winner_bit.bit_length() - 1] if winner_bit else None
+        for i, mask in zip(idxs, masks):
             ch = result.lines[i][-1]
-            want = tpl[i].rhyme_tone
-            groups = prosody.rhyme_groups(ch, system)
-            if critic.profile.rhyme_tone_class:
-                options.append({g for g, t in groups if t == want})
-            else:
-                options.append({g for g, _ in groups})
-        counts: dict[str, int] = {}
-        for opts in options:
-            for g in opts:
-                counts[g] = counts.get(g, 0) + 1
-        winner = max(sorted(counts), key=lambda g: counts[g]) if counts else None
-        for i, opts in zip(idxs, options):
-            ch = result.lines[i][-1]
-            found = sorted(f"{g}{t}" for g, t in prosody.rhyme_groups(ch, system))
             out.append(
                 {
                     "line": i + 1,
@@ -83,11 +74,26 @@ def _rhyme_details(critic: Critic, result: CriticResult, tpl) -> list[dict[str, 
                     "char": ch,
                     "expected_tone": tpl[i].rhyme_tone,
                     "group": winner,
-                    "found": found,
-                    "ok": winner is not None and winner in opts,
+                    "found": sorted(f"{g}{t}" for g, t in prosody.rhyme_groups(ch, system)),
+                    "ok": bool(mask & winner_bit),
                 }
             )
     return out
+
+
+def _winning_bit(masks: list[int]) -> int:
+    """The group bit most of the masks share (lowest bit on ties): Eq. 5's largest group."""
+    union = 0
+    for m in masks:
+        union |= m
+    best, best_count = 0, 0
+    while union:
+        bit = union & -union
+        union ^= bit
+        count = sum(1 for m in masks if m & bit)
+        if count > best_count:
+            best, best_count = bit, count
+    return best
 
 
 def render_pattern(tones: str) -> str:
