@@ -35,9 +35,12 @@ def score_jsonl(critic, src: TextIO, dst: TextIO, err: TextIO) -> tuple[int, int
     """Score each line of ``src``; a bad line is reported and written with ``error``, the rest go on."""
     done = failed = 0
     for number, raw in enumerate(src, start=1):
-        if not raw.strip():
-            continue
         record: dict[str, Any]
+        if not raw.strip():
+            failed += 1  # reported and kept, so output line k still answers input line k
+            print(f"line {number}: empty line", file=err)
+            dst.write(json.dumps({"line": number, "error": "empty line"}) + "\n")
+            continue
         try:
             record = json.loads(raw)
             if not isinstance(record, dict):

@@ -9,6 +9,7 @@ checked with a few bit operations and the speed target (>= 20,000 poems/s) holds
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -241,7 +242,7 @@ class Critic:
     ):
         base = get_profile(profile)
         self.profile: Profile = base.with_systems(tone_system, rhyme_system)
-        if len(weights) != 3 or any(w < 0 for w in weights) or abs(sum(weights) - 1.0) > 1e-9:
+        if len(weights) != 3 or not all(math.isfinite(w) and w >= 0 for w in weights) or abs(sum(weights) - 1.0) > 1e-9:
             raise ValueError(f"weights must be three non-negative numbers summing to 1, got {tuple(weights)}")
         self.weights = tuple(float(w) for w in weights)
         self.extract = self.profile.extract if extract is None else extract
@@ -412,7 +413,10 @@ class Critic:
         lines = split_lines(text)
         joined = "".join(lines)
         bounds = _identity_bounds([len(x) for x in lines])
-        return CriticResult(name, total, s, t, r, idx >= 0, vid, text, "", self.profile.name, self, joined, bounds)
+        valid = idx >= 0 and bool(lines)
+        reason = "" if valid else "no lines"
+        vid = vid if valid else None
+        return CriticResult(name, total, s, t, r, valid, vid, text, reason, self.profile.name, self, joined, bounds)
 
     def _details(self, result: CriticResult) -> dict[str, Any]:
         from poetone.render import explain

@@ -25,6 +25,9 @@ _GARBLED = re.compile("[\u3040-\u30ff\u2500-\u257f\ufffd\ue000-\uf8ff]")
 _LATIN = re.compile(r"[A-Za-zāáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜü]")
 _CLAUSE_SPLIT = re.compile(r"[，。？！；：、,.?!;:\s]+")
 _TITLE_LINE = re.compile(r"^[《〈【\[].*[》〉】\]]$")
+_TITLE_LINE_ANYWHERE = re.compile(r"^\s*[《〈].*[》〉][\s。.]*$", re.M)
+_HEADER = re.compile(r"^\s*#{1,6}\s")
+_PREAMBLE = re.compile(r"[：:]\s*$")
 _LABEL = re.compile(
     r"^(?:词作|作品|正文|全词|原词|词|新作|创作|成品|最终作品|最终词作|下阕续写|续写|上阕|下阕|上片|下片|前阕|后阕|前段|后段"
     r"|第[一二]阕|第[一二]片|词牌|词牌名|题目|标题|题|主题|作者)[\s]*[：:]\s*"
@@ -41,7 +44,11 @@ _ANALYSIS_WORDS = re.compile(
     r"平仄|押韵|韵脚|韵部|格律|词牌|字数|句式|仄韵|平韵|韵律|上阕|下阕|上片|下片|本词|这首|以下|如下"
     r"|注释|注解|赏析|鉴赏|解析|解读|译文|翻译|创作背景|创作思路"
 )
-_PROSE_WORDS = re.compile(r"抱歉|对不起|作为一个|人工智能|语言模型|我无法|我不能|无法完成|希望你喜欢|希望您喜欢")
+# Words of a modern answer, never of a Song poem (您 is a modern character).
+_PROSE_WORDS = re.compile(
+    r"抱歉|对不起|作为一个|人工智能|语言模型|我无法|我不能|无法完成|希望你喜欢|您|乐意|帮忙|其他问题"
+    r"|好的|下面是|以下是|这是一首|为你创作|创作了|仿作|原创|吧|话题"
+)
 _NOT_VERSE_WORDS = re.compile(f"{_PROSE_WORDS.pattern}|{_ANALYSIS_WORDS.pattern}")
 _MARK_CHARS = "，。？！；、,.?!; \t\u3000\n"
 _MAX_CLAUSE = 12
@@ -95,8 +102,17 @@ def extract_poem(text: str, cipai: str = "") -> Extraction:
     """Return the poem in ``text``: the largest block of verse lines, stanza breaks kept as newlines."""
     if not isinstance(text, str) or not text.strip():
         return Extraction("", False, "empty output")
-    plain = _GARBLED.sub("□", text.strip().replace("《", "").replace("》", ""))
-    if _PLAIN_VERSE.fullmatch(plain) and not _NOT_VERSE_WORDS.search(plain):
+    plain = _GARBLED.sub("□", text.strip())
+    if "《" in plain:
+        # a title quoted inside a verse line (作《伊凉》) keeps its words; a title line is no verse
+        plain = "" if _TITLE_LINE_ANYWHERE.search(plain) else plain.replace("《", "").replace("》", "")
+    first = plain.split("\n", 1)[0].strip()
+    if (
+        plain
+        and _PLAIN_VERSE.fullmatch(plain)
+        and not _NOT_VERSE_WORDS.search(plain)
+        and not (cipai and (first == cipai or first.startswith(cipai)))
+    ):
         # The common case, a bare poem: checked in three C-level scans, no per-line work.
         marks = sum(plain.count(m) for m in _MARK_CHARS)
         if marks >= _MIN_CLAUSES - 1 and len(plain) - marks >= _MIN_HAN:
@@ -106,8 +122,10 @@ def extract_poem(text: str, cipai: str = "") -> Extraction:
     blocks: list[list[str]] = [[]]
     for raw in text.splitlines():
         stripped = _MARKDOWN.sub("", raw).strip()
-        if not stripped:
-            continue
+        if not stripped or _HEADER.match(raw):
+            continue  # blank lines separate stanzas; a markdown header is a title
+        if not _HAN.search(stripped):
+            continue  # pinyin or English between verse lines: dropped, the poem goes on
         if _NOTES.match(stripped):
             blocks.append([])  # a notes or analysis section: nothing of it is verse
             continue
@@ -115,6 +133,10 @@ def extract_poem(text: str, cipai: str = "") -> Extraction:
             continue
         if cipai and (stripped == cipai or re.match(rf"^{re.escape(cipai)}\s*[·・.：:\s]", stripped)):
             continue
+        if _PREAMBLE.search(stripped) and not _LABEL.match(stripped):
+            if blocks[-1]:
+                blocks.append([])
+            continue  # "下面是我创作的浣溪沙：" introduces the poem and is not part of it
         line = _clean_line(_LABEL.sub("", stripped))
         if not line:
             continue

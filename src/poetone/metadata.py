@@ -101,6 +101,7 @@ class Cipai:
     aliases: tuple[str, ...] = ()
     source: str = ""
     note: str = ""
+    origin: str = ""  # the file it was read from, for error messages
 
     def variant(self, variant_id: str) -> Variant:
         for v in self.variants:
@@ -190,6 +191,7 @@ def parse_cipai(data: Any, where: str = "<cipai>") -> Cipai:
         aliases=tuple(aliases),
         source=str(data.get("source", "")),
         note=str(data.get("note", "")),
+        origin=where.rsplit(" (", 1)[0],
     )
 
 
@@ -207,7 +209,7 @@ def parse_poetone_metadata(entries: Any, where: str = "<poetone metadata>") -> l
         if not isinstance(e, dict):
             raise MetadataError(f"{ewhere}: must be an object")
         name = _require(e, "Cipai", str, ewhere)
-        vid = str(e.get("variant", i))
+        vid = str(e.get("variant", len(by_name.get(name, []))))  # unnamed: its index within the cipai
         ewhere = f"{ewhere} ({name} variant {vid})"
         rtype = str(e.get("rhyme_type", ""))
         stanzas = []
@@ -231,7 +233,7 @@ def parse_poetone_metadata(entries: Any, where: str = "<poetone metadata>") -> l
         if not stanzas:
             raise MetadataError(f"{ewhere}: no stanza1/stanza2 fields")
         by_name.setdefault(name, []).append(Variant(cipai=name, id=vid, stanzas=tuple(stanzas), source="PoeTone cipai_metadata.json"))
-    return [Cipai(name=n, variants=tuple(vs), source="PoeTone cipai_metadata.json") for n, vs in by_name.items()]
+    return [Cipai(name=n, variants=tuple(vs), source="PoeTone cipai_metadata.json", origin=where) for n, vs in by_name.items()]
 
 
 def _builtin_files() -> Iterator[tuple[str, str]]:
@@ -279,13 +281,16 @@ class CipaiRegistry(Mapping[str, Cipai]):
         self._lookup: dict[str, str] = {}
         for c in cipai:
             if c.name in self._by_name:
-                raise MetadataError(f"cipai {c.name!r} is defined twice")
+                raise MetadataError(f"cipai {c.name!r} is defined twice ({self._by_name[c.name].origin}, {c.origin})")
             self._by_name[c.name] = c
         for c in self._by_name.values():
             for key in (c.name, *c.aliases):
                 owner = self._lookup.setdefault(_normalise_name(key), c.name)
                 if owner != c.name:
-                    raise MetadataError(f"alias {key!r} of {c.name!r} is already a name or alias of {owner!r}")
+                    raise MetadataError(
+                        f"{c.origin}: alias {key!r} of {c.name!r} is already a name or alias of {owner!r}"
+                        f" ({self._by_name[owner].origin})"
+                    )
 
     def __getitem__(self, name: str) -> Cipai:
         return self._by_name[self.resolve(name)]
@@ -301,11 +306,24 @@ class CipaiRegistry(Mapping[str, Cipai]):
         key = _normalise_name(name)
         if key in self._lookup:
             return self._lookup[key]
-        head = re.split(r"[・·•\s(（]", key, maxsplit=1)[0]
-        if head in self._lookup:
-            return self._lookup[head]
+        for candidate in (key, _to_simplified(key)):
+            head = re.split(r"[・·•\s(（]", candidate, maxsplit=1)[0]
+            for k in (candidate, head):
+                if k in self._lookup:
+                    self._lookup[key] = self._lookup[k]  # remember the spelling
+                    return self._lookup[k]
         close = difflib.get_close_matches(key, list(self._lookup), n=6, cutoff=0.3)
         raise UnknownCipaiError(name, list(dict.fromkeys(self._lookup[k] for k in close))[:3])
+
+
+def _to_simplified(name: str) -> str:
+    """Traditional-script titles (點絳脣, 鵲踏枝) resolve like their simplified form; OpenCC is
+    imported only when a name misses, so scoring never pays for it."""
+    try:
+        import opencc
+    except ImportError:  # pragma: no cover - a core dependency
+        return name
+    return opencc.OpenCC("t2s").convert(name)
 
 
 def _normalise_name(name: str) -> str:

@@ -113,6 +113,8 @@ def render_result(result: CriticResult) -> str:
     details = result.details()
     out = [head]
     stanza = None
+    width = max((len(row["text"] or "（缺）") for row in details["lines"]), default=0)
+    pattern_width = max((len((row.get("expected") or "").split(" ")[0]) for row in details["lines"]), default=0)
     for row in details["lines"]:
         if row.get("stanza") and row["stanza"] != stanza:
             if stanza is not None:
@@ -121,7 +123,8 @@ def render_result(result: CriticResult) -> str:
         expected = row.get("expected") or ""
         pattern, end = ([*expected.split(" ", 1), ""])[:2] if expected else ("", "")
         text = row["text"] or "（缺）"
-        line = f"{text}{'　' * max(0, len(pattern) - len(row['text']))}  {render_pattern(pattern)}  {end}"
+        symbols = render_pattern(pattern)
+        line = f"{text}{'　' * (width - len(text))}  {symbols}{'　' * (pattern_width - len(symbols))}  {end}"
         faults = []
         if row.get("fault"):
             faults.append(row["fault"])

@@ -47,6 +47,16 @@ def corpus_poems(critic: Critic, corpus: Iterable[dict[str, Any]]) -> list[tuple
     return out
 
 
+def is_fragment(critic: Critic, cipai: str, text: str) -> bool:
+    """A text with fewer clauses than half the lines of the shortest form of its cipai.
+
+    The 全宋词 keeps fragments (a single surviving line, 下缺); they are authentic but not poems
+    of the form, and no formula can score them as conforming.
+    """
+    shortest = min(len(v.lengths) for v in critic.registry[cipai].variants)
+    return len(critic.score(cipai, text).lines) < shortest / 2
+
+
 def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
     """Probability that a random positive scores above a random negative (ties count half)."""
     if not positives or not negatives:
@@ -97,7 +107,7 @@ def reference_report(critic: Critic, cases: Sequence[dict[str, Any]]) -> dict[st
             skipped += 1  # a metadata subset: the case's cipai is not loaded
             continue
         by_poem[poem][case["kind"]].append((case, r.conformity))
-    authentic, wrong = [], []
+    authentic, wrong, complete = [], [], []
     lowered: dict[str, list[bool]] = {k: [] for k in PERTURBATIONS}
     per_cipai_lowered: dict[str, dict[str, list[bool]]] = defaultdict(lambda: {k: [] for k in PERTURBATIONS})
     drift: dict[str, list[float]] = {k: [] for k in INVARIANCES}
@@ -106,6 +116,8 @@ def reference_report(critic: Critic, cases: Sequence[dict[str, Any]]) -> dict[st
             continue
         case, original = kinds["authentic"][0]
         authentic.append(original)
+        if not is_fragment(critic, case["cipai"], case["text"]):
+            complete.append(original)
         wrong.extend(s for _, s in kinds.get("wrong_cipai", []))
         for k in PERTURBATIONS:
             for _, s in kinds.get(k, []):
@@ -119,6 +131,8 @@ def reference_report(critic: Critic, cases: Sequence[dict[str, Any]]) -> dict[st
         "authentic_mean": statistics.fmean(authentic) if authentic else float("nan"),
         "wrong_cipai_mean": statistics.fmean(wrong) if wrong else float("nan"),
         "wrong_cipai_auc": auc(authentic, wrong),
+        "n_fragments": len(authentic) - len(complete),
+        "wrong_cipai_auc_complete": auc(complete, wrong),
         "lowered": {k: (sum(v) / len(v) if v else float("nan")) for k, v in lowered.items()},
         "lowered_per_cipai": {
             c: {k: (sum(v) / len(v) if v else float("nan")) for k, v in d.items()} for c, d in sorted(per_cipai_lowered.items())
