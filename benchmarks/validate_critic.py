@@ -69,7 +69,10 @@ def main() -> None:
         figures[label] = {"authentic": auth, "reference": ref, "poems_per_second": speed(critic, pairs, args.seconds)}
         print(f"## {label}")
         print(f"authentic poems: n={auth['n']} mean={auth['mean']:.4f} share>=0.9={auth['share_at_threshold']:.3f}")
-        print(f"reference: authentic mean={ref['authentic_mean']:.4f} wrong-cipai mean={ref['wrong_cipai_mean']:.4f} AUC={ref['wrong_cipai_auc']:.4f}")
+        print(
+            f"reference: authentic mean={ref['authentic_mean']:.4f} wrong-cipai mean={ref['wrong_cipai_mean']:.4f} "
+            f"AUC={ref['wrong_cipai_auc']:.4f} (without the {ref['n_fragments']} fragments: {ref['wrong_cipai_auc_complete']:.4f})"
+        )
         print("lowered: " + ", ".join(f"{k} {v:.3f}" for k, v in ref["lowered"].items()))
         print("drift: " + ", ".join(f"{k} {v:.4f}" for k, v in ref["mean_abs_drift"].items()))
         print(f"speed: {figures[label]['poems_per_second']:.0f} poems/s")
