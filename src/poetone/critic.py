@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -191,6 +191,8 @@ class CriticResult:
     _critic: Any = field(default=None, repr=False, compare=False)
     _joined: str = field(default="", repr=False, compare=False)
     _bounds: tuple[tuple[int, int], ...] = field(default=(), repr=False, compare=False)
+    #: scored as this stanza alone (0-based; 1 is the 下阕), or None for the whole poem
+    stanza: int | None = None
 
     @property
     def lines(self) -> tuple[str, ...]:
@@ -252,8 +254,8 @@ class Critic:
         self._rhymes = prosody.rhyme_table(self.profile.rhyme_system)
         # per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed)
         self._rhyme_options = self._build_rhyme_options()
-        self._compiled: dict[str, tuple[_CompiledVariant, ...]] = {}
-        self._plan_cache: dict[str, dict[tuple, list[_Plan]]] = {}
+        self._compiled: dict[tuple[str, int | None], tuple[_CompiledVariant, ...]] = {}
+        self._plan_cache: dict[tuple[str, int | None], dict[tuple, list[_Plan]]] = {}
         self._literal: dict[str, tuple[PoetoneVariant, ...]] = {}
         if self.profile.literal_poetone:
             self._load_literal(metadata, metadata_format)
@@ -294,9 +296,19 @@ class Critic:
         """Canonical name; raises UnknownCipaiError naming the closest cipai."""
         return self.registry.resolve(cipai)
 
-    def score(self, cipai: str, text: str, variant: str | None = None) -> CriticResult:
-        """Score ``text`` as a poem of ``cipai``: the best fit over its variants, or ``variant`` only."""
+    def score(self, cipai: str, text: str, variant: str | None = None, stanza: int | None = None) -> CriticResult:
+        """Score ``text`` as a poem of ``cipai``: the best fit over its variants, or ``variant`` only.
+
+        ``stanza=1`` scores the text as the second stanza (下阕) alone, against the second stanza
+        of each variant: what the completion task asks a model to write.
+        """
         name = self.registry.resolve(cipai)
+        if stanza is not None:
+            if self.profile.literal_poetone:
+                raise ValueError("profile 'poetone-code' scores whole poems only")
+            counts = {len(v.stanzas) for v in self.registry[name].variants}
+            if not isinstance(stanza, int) or stanza < 0 or stanza >= min(counts):
+                raise ValueError(f"stanza must be an index below {min(counts)} for {name!r}, got {stanza!r}")
         only = None
         if variant is not None:
             ids = [v.id for v in self.registry[name].variants]
@@ -312,14 +324,14 @@ class Critic:
         if self.extract:
             ex = extract_poem(text, name)
             if not ex.valid:
-                return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, "", ex.reason, self.profile.name, self)
+                return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, "", ex.reason, self.profile.name, self, stanza=stanza)
             poem, clean = ex.poem, ex.clean
         else:
             poem, clean = text, False
         shape = self._split(poem, clean)
         if shape is None:
-            return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, poem, "no verse characters", self.profile.name, self)
-        return self._best(name, poem, *shape, only=only)
+            return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, poem, "no verse characters", self.profile.name, self, stanza=stanza)
+        return self._best(name, poem, *shape, only=only, stanza=stanza)
 
     def score_many(self, pairs: Iterable[tuple[str, str]]) -> list[CriticResult]:
         return [self.score(cipai, text) for cipai, text in pairs]
@@ -329,10 +341,13 @@ class Critic:
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _variants_of(self, name: str) -> tuple[_CompiledVariant, ...]:
-        compiled = self._compiled.get(name)
+    def _variants_of(self, name: str, stanza: int | None = None) -> tuple[_CompiledVariant, ...]:
+        compiled = self._compiled.get((name, stanza))
         if compiled is None:
-            compiled = self._compiled[name] = tuple(_compile(v) for v in self.registry[name].variants)
+            variants = self.registry[name].variants
+            if stanza is not None:
+                variants = tuple(replace(v, stanzas=(v.stanzas[stanza],)) for v in variants)
+            compiled = self._compiled[(name, stanza)] = tuple(_compile(v) for v in variants)
         return compiled
 
     def _split(self, poem: str, clean: bool = False) -> tuple[str, tuple[int, ...]] | None:
@@ -345,19 +360,19 @@ class Critic:
             return None
         return "".join(texts), tuple(map(len, texts))
 
-    def _plans(self, name: str, lengths: tuple[int, ...]) -> list[_Plan]:
+    def _plans(self, name: str, lengths: tuple[int, ...], stanza: int | None = None) -> list[_Plan]:
         """Per variant: the clause plan and its structure score, best first.
 
         Both depend only on the clause lengths, never on the characters, so they are cached:
         most poems of a cipai share a handful of shapes.
         """
-        cache = self._plan_cache.setdefault(name, {})
+        cache = self._plan_cache.setdefault((name, stanza), {})
         plans = cache.get(lengths)
         if plans is None:
             if len(cache) > 4096:
                 cache.clear()
             plans = []
-            for idx, cv in enumerate(self._variants_of(name)):
+            for idx, cv in enumerate(self._variants_of(name, stanza)):
                 if self.profile.resegment and lengths != cv.lengths:
                     bounds = _resegment(lengths, cv)
                 else:
@@ -367,14 +382,16 @@ class Critic:
             cache[lengths] = plans
         return plans
 
-    def _best(self, name: str, poem: str, joined: str, lengths: tuple[int, ...], only: int | None = None) -> CriticResult:
+    def _best(
+        self, name: str, poem: str, joined: str, lengths: tuple[int, ...], only: int | None = None, stanza: int | None = None
+    ) -> CriticResult:
         prof = self.profile
         # The whole poem's tone classes as one integer, two bits a character: bit 2p set when
         # character p can be 平, bit 2p+1 when it can be 仄 (a base-4 digit per character).
         can = int(joined[::-1].translate(self._tone_digits), 4)
         w_s, w_t, w_r = self.weights
         best = None
-        for plan in self._plans(name, lengths):
+        for plan in self._plans(name, lengths, stanza):
             if only is not None and plan.index != only:
                 continue
             if best is not None and w_s * plan.structure + w_t + w_r < best[0] - 1e-12:
@@ -392,7 +409,9 @@ class Critic:
             if best is None or total > best[0] + 1e-12 or (abs(total - best[0]) <= 1e-12 and plan.index < best[4].index):
                 best = (total, s, t, r, plan)
         total, s, t, r, plan = best
-        return CriticResult(name, total, s, t, r, True, plan.variant.variant.id, poem, "", prof.name, self, joined, plan.bounds)
+        return CriticResult(
+            name, total, s, t, r, True, plan.variant.variant.id, poem, "", prof.name, self, joined, plan.bounds, stanza
+        )
 
     def _rhyme(self, joined: str, segments: tuple[tuple[tuple[int, int], ...], ...]) -> float:
         """Eq. 5 per segment, weighted by its positions (one segment in profiles without 换韵)."""

@@ -18,9 +18,13 @@ _CLASS = {prosody.TONE_PING: "平", prosody.TONE_ZE: "仄", prosody.TONE_EITHER:
 
 def explain(critic: Critic, result: CriticResult) -> dict[str, Any]:
     variant = critic.registry[result.cipai].variant(result.variant)
-    tpl = variant.lines
+    if result.stanza is not None:
+        tpl = variant.stanzas[result.stanza]
+        stanza_of = tuple(result.stanza for _ in tpl)
+    else:
+        tpl = variant.lines
+        stanza_of = variant.stanza_of_line()
     tones = critic._tones
-    stanza_of = variant.stanza_of_line()
     rows: list[dict[str, Any]] = []
     for i, text in enumerate(result.lines):
         row: dict[str, Any] = {"index": i + 1, "text": text}
