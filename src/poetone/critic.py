@@ -32,7 +32,7 @@ _NOT_VERSE_OR_MARK_PAPER = re.compile(f"[^{_VERSE}{_MARKS_PAPER}]+")
 _CLAUSES = re.compile(f"[{_VERSE}]+")
 # Characters garbled in transmission (kana, box drawing, U+FFFD, private use) stand for a lost
 # character: they keep its place as a lacuna instead of shortening the line.
-_GARBLED = re.compile("[\u3040-\u30ff\u2500-\u257f\ufffd\ue000-\uf8ff]")
+_GARBLED = re.compile("[\u3040-\u30ff\u2500-\u257f\ufffd\ue000-\uf8ff\u0400-\u04ff\ufe10-\ufe4f]")
 
 
 def _clean_clauses(poem: str, not_verse: re.Pattern[str]) -> str:

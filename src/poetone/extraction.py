@@ -19,9 +19,11 @@ _MARKDOWN = re.compile(r"[*_`#>~|]+")
 _LIST_MARK = re.compile(r"^\s*(?:[-+•]\s+|\d+[.)、]\s*|[（(]?[一二三四五六七八九十]+[)）、.]\s*)")
 # Verse characters: Han, the lacuna □, and characters garbled in transmission (kana, box drawing,
 # U+FFFD, private use), which stand for a lost Han character in old editions.
-_HAN_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f□\u3040-\u30ff\u2500-\u257f\ufffd\ue000-\uf8ff"
+_HAN_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f□\u3040-\u30ff\u2500-\u257f\ufffd\ue000-\uf8ff\u0400-\u04ff\ufe10-\ufe4f"
 _HAN = re.compile(f"[{_HAN_CLASS}]")
-_GARBLED = re.compile("[\u3040-\u30ff\u2500-\u257f\ufffd\ue000-\uf8ff]")
+_GARBLED = re.compile("[\u3040-\u30ff\u2500-\u257f\ufffd\ue000-\uf8ff\u0400-\u04ff\ufe10-\ufe4f]")
+# An editor's or a model's note in brackets inside the text: （和陈漕使仙湖韵）, （下缺）, (注：…).
+_BRACKETED = re.compile(r"（[^（）\n]{0,40}）|\([^()\n]{0,40}\)")
 _LATIN = re.compile(r"[A-Za-zāáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜü]")
 _CLAUSE_SPLIT = re.compile(r"[，。？！；：、,.?!;:\s]+")
 _TITLE_LINE = re.compile(r"^[《〈【\[].*[》〉】\]]$")
@@ -41,12 +43,12 @@ _NOTES = re.compile(
     re.I,
 )
 _ANALYSIS_WORDS = re.compile(
-    r"平仄|押韵|韵脚|韵部|格律|词牌|字数|句式|仄韵|平韵|韵律|上阕|下阕|上片|下片|本词|这首|以下|如下"
+    r"平仄|押韵|韵脚|韵部|格律|词牌|句式|仄韵|平韵|韵律|上阕|下阕|上片|下片|本词|这首|以下"
     r"|注释|注解|赏析|鉴赏|解析|解读|译文|翻译|创作背景|创作思路"
 )
 # Words of a modern answer, never of a Song poem (您 is a modern character).
 _PROSE_WORDS = re.compile(
-    r"抱歉|对不起|作为一个|人工智能|语言模型|我无法|我不能|无法完成|希望你喜欢|您|乐意|帮忙|其他问题"
+    r"抱歉|对不起|作为一个|人工智能|语言模型|我无法为|无法完成|希望你喜欢|您|帮忙|其他问题"
     r"|好的|下面是|以下是|这是一首|为你创作|创作了|仿作|原创|吧|话题"
 )
 _NOT_VERSE_WORDS = re.compile(f"{_PROSE_WORDS.pattern}|{_ANALYSIS_WORDS.pattern}")
@@ -102,7 +104,7 @@ def extract_poem(text: str, cipai: str = "") -> Extraction:
     """Return the poem in ``text``: the largest block of verse lines, stanza breaks kept as newlines."""
     if not isinstance(text, str) or not text.strip():
         return Extraction("", False, "empty output")
-    plain = _GARBLED.sub("□", text.strip())
+    plain = _BRACKETED.sub("", _GARBLED.sub("□", text.strip()))
     if "《" in plain:
         # a title quoted inside a verse line (作《伊凉》) keeps its words; a title line is no verse
         plain = "" if _TITLE_LINE_ANYWHERE.search(plain) else plain.replace("《", "").replace("》", "")
@@ -118,7 +120,7 @@ def extract_poem(text: str, cipai: str = "") -> Extraction:
         if marks >= _MIN_CLAUSES - 1 and len(plain) - marks >= _MIN_HAN:
             return Extraction(plain, True, "", clean=True)
         return _verdict(plain.splitlines())
-    text = _GARBLED.sub("□", _CODE_FENCE.sub("", _strip_reasoning(text)))
+    text = _BRACKETED.sub("", _GARBLED.sub("□", _CODE_FENCE.sub("", _strip_reasoning(text))))
     blocks: list[list[str]] = [[]]
     for raw in text.splitlines():
         stripped = _MARKDOWN.sub("", raw).strip()

@@ -34,16 +34,13 @@ def load_cases(path: str | Path) -> list[dict[str, Any]]:
 
 def corpus_poems(critic: Critic, corpus: Iterable[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
     """(canonical cipai, text, record) for every poem whose title names a cipai of the critic."""
+    # the title must be a name or an alias exactly (resolve() also tolerates 词牌·题 and misspellings)
+    owner = {key: c.name for c in critic.registry.values() for key in (c.name, *c.aliases)}
     out = []
     for rec in corpus:
         title = str(rec.get("rhythmic", "")).split("・")[0].split("·")[0].strip()
-        try:
-            name = critic.registry.resolve(title)
-        except UnknownCipaiError:
-            continue
-        if title != name and title not in critic.registry[name].aliases:
-            continue  # resolve() tolerates 词牌·题; here the title must be the name or an alias exactly
-        out.append((name, "\n".join(rec.get("paragraphs", [])), rec))
+        if title in owner:
+            out.append((owner[title], "\n".join(rec.get("paragraphs", [])), rec))
     return out
 
 

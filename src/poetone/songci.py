@@ -1,0 +1,215 @@
+"""The Songci eval set and the scoring of one answer: the one definition both adapters share.
+
+lm-eval (``poetone.lm_eval_tasks``) and Inspect (``poetone.inspect_tasks``) only translate these
+records and results into their frameworks' shapes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from poetone import prompts
+from poetone.critic import Critic
+from poetone.extraction import extract_poem
+from poetone.metadata import Variant
+
+COPY_THRESHOLD = 0.5
+_VERSE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f□]")
+_CLAUSE_END = re.compile(r"[，。？！；：、,.?!;:]")
+_STANZA_NAMES = ("上阕", "下阕")
+
+
+@dataclass(frozen=True, slots=True)
+class SongciPrompt:
+    """One prompt of the eval set, with what scoring needs to know about it."""
+
+    id: str
+    strategy: str
+    cipai: str
+    theme: str
+    theme_label: str
+    system: str
+    user: str
+    plain: str
+    reference_id: str  # the corpus poem the prompt draws on (the example, or the given 上阕)
+    upper: str = ""  # completion: the 上阕 given to the model
+    original_lower: str = ""  # completion: the poet's own 下阕, to detect copying
+    prompt_version: str = prompts.PROMPT_VERSION
+    prompt_hash: str = ""
+
+    def as_record(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def split_stanzas(text: str, critic: Critic, cipai: str, variant: str | None = None) -> tuple[str, str]:
+    """(上阕, 下阕) of a corpus poem, punctuation kept: lines if the text has two, else by clause count."""
+    lines = [ln for ln in text.strip().split("\n") if ln.strip()]
+    if len(lines) == 2:
+        return lines[0], lines[1]
+    v = critic.registry[cipai].variant(variant) if variant else critic.registry[cipai].variants[0]
+    n_upper = len(v.stanzas[0])
+    flat = text.replace("\n", "")
+    for count, m in enumerate(_CLAUSE_END.finditer(flat), start=1):
+        if count == n_upper:
+            return flat[: m.end()], flat[m.end() :]
+    raise ValueError(f"cannot find the 上阕 of a {cipai} poem with {n_upper} clauses in its first stanza: {text[:20]}…")
+
+
+def render_rules(variant: Variant) -> str:
+    """The form stated as rules, for the instruction prompt."""
+    out = []
+    for si, stanza in enumerate(variant.stanzas):
+        name = _STANZA_NAMES[si] if si < len(_STANZA_NAMES) else f"第{si + 1}段"
+        out.append(f"{name}共{len(stanza)}句，{sum(line.length for line in stanza)}字：")
+        for li, line in enumerate(stanza, start=1):
+            if line.rhymed:
+                kind = "换韵" if line.end == "换" else "押韵"
+                end = f"{kind}（韵{line.segment}，{line.rhyme_tone}声韵）"
+            elif line.end == "读":
+                end = "逗（句中停顿，不押韵）"
+            else:
+                end = "不押韵"
+            repeat = "，叠上句" if line.repeat else ""
+            out.append(f"  第{li}句：{line.length}字，平仄 {line.tones}，{end}{repeat}")
+    return "\n".join(out)
+
+
+def build_eval_set(
+    strategies: Iterable[str] = prompts.STRATEGIES,
+    cipai: str | Iterable[str] | None = None,
+    theme: str | Iterable[str] | None = None,
+    critic: Critic | None = None,
+) -> list[SongciPrompt]:
+    """20 cipai × 6 themes = 120 prompts per strategy, ids ``{strategy}-{cipai slug}-{theme}``."""
+    from poetone import corpus
+
+    critic = critic or Critic()
+    records = corpus.load_records()
+    themes = list(corpus.THEMES)
+    by_cell = {(r["cipai"], r["theme"]): r for r in records}
+    wanted_cipai = _as_set(cipai, critic)
+    wanted_theme = {theme} if isinstance(theme, str) else set(theme) if theme is not None else None
+    if wanted_theme and not wanted_theme <= set(themes):
+        raise ValueError(f"unknown theme {sorted(wanted_theme - set(themes))}; expected some of {themes}")
+    digest = prompts.prompt_hash()
+    out = []
+    for strategy in strategies:
+        if strategy not in prompts.STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}; expected one of {prompts.STRATEGIES}")
+        for name in critic.registry:
+            if wanted_cipai is not None and name not in wanted_cipai:
+                continue
+            for ti, th in enumerate(themes):
+                if wanted_theme is not None and th not in wanted_theme:
+                    continue
+                cell = by_cell[(name, th)]
+                fields = {"cipai": name, "theme_label": corpus.THEMES[th]}
+                upper = lower = ""
+                reference = cell
+                if strategy == "one_shot":
+                    reference = by_cell[(name, themes[(ti + 1) % len(themes)])]
+                    fields.update(example_poet=reference["poet"], example_text=reference["text"])
+                elif strategy == "completion":
+                    upper, lower = split_stanzas(cell["text"], critic, name, cell.get("variant"))
+                    fields["upper"] = upper
+                elif strategy == "instruction":
+                    fields["rules"] = render_rules(critic.registry[name].variants[0])
+                user = prompts.user_message(strategy, **fields)
+                out.append(
+                    SongciPrompt(
+                        id=f"{strategy}-{cell['id'].rsplit('-', 1)[0]}-{th}",
+                        strategy=strategy,
+                        cipai=name,
+                        theme=th,
+                        theme_label=corpus.THEMES[th],
+                        system=prompts.SYSTEM,
+                        user=user,
+                        plain=prompts.plain_prompt(prompts.SYSTEM, user),
+                        reference_id=reference["id"],
+                        upper=upper,
+                        original_lower=lower,
+                        prompt_hash=digest,
+                    )
+                )
+    return out
+
+
+def _as_set(cipai: str | Iterable[str] | None, critic: Critic) -> set[str] | None:
+    if cipai is None:
+        return None
+    names = [cipai] if isinstance(cipai, str) else list(cipai)
+    return {critic.registry.resolve(n) for n in names}
+
+
+def _verse_chars(text: str) -> str:
+    return "".join(_VERSE.findall(text))
+
+
+def strip_given_upper(poem: str, upper: str) -> str:
+    """Drop the given 上阕 when the answer repeats it before its own 下阕."""
+    want = _verse_chars(upper)
+    if not want or _verse_chars(poem)[: len(want)] != want:
+        return poem
+    seen = 0
+    for i, ch in enumerate(poem):
+        if _VERSE.match(ch):
+            seen += 1
+            if seen == len(want):
+                return poem[i + 1 :].lstrip("，。？！；：、,.?!;: \n")
+    return poem
+
+
+def copy_overlap(lower: str, original: str) -> float:
+    """Share of the original 下阕's characters (as a multiset) that the answer reuses."""
+    ours, theirs = Counter(_verse_chars(lower)), Counter(_verse_chars(original))
+    total = sum(theirs.values())
+    return sum((ours & theirs).values()) / total if total else 0.0
+
+
+def score_answer(prompt: SongciPrompt | dict[str, Any], answer: str, critic: Critic) -> dict[str, Any]:
+    """Metrics and diagnostics of one model answer. An answer with no poem is invalid and scores 0."""
+    p = prompt if isinstance(prompt, dict) else prompt.as_record()
+    strategy, cipai = p["strategy"], p["cipai"]
+    extraction = extract_poem(answer or "", cipai)
+    poem = extraction.poem
+    copied = False
+    overlap = 0.0
+    stanza = None
+    if strategy == "completion" and extraction.valid:
+        poem = strip_given_upper(poem, p.get("upper", ""))
+        overlap = copy_overlap(poem, p.get("original_lower", ""))
+        copied = overlap >= COPY_THRESHOLD
+        stanza = 1
+    result = critic.score(cipai, poem, stanza=stanza) if extraction.valid and poem.strip() else None
+    valid = bool(result is not None and result.valid)
+    scores = {k: (getattr(result, k) if valid and not copied else 0.0) for k in ("conformity", "structure", "tonal", "rhyme")}
+    out: dict[str, Any] = {
+        **scores,
+        "invalid": 0.0 if valid else 1.0,
+        "valid": valid,
+        "poem": poem if extraction.valid else "",
+        "variant": result.variant if valid else None,
+        "reason": "" if valid else (extraction.reason or (result.reason if result else "no poem found")),
+        "profile": critic.profile.name,
+        "prompt_version": p.get("prompt_version", prompts.PROMPT_VERSION),
+        "prompt_hash": p.get("prompt_hash", ""),
+    }
+    if strategy == "completion":
+        out["copied"] = 1.0 if copied else 0.0
+        out["copy_overlap"] = round(overlap, 4)
+    if strategy == "cot":
+        out["analysis"] = _analysis_of(answer or "")
+    if valid:
+        out["rendering"] = result.render()
+        out["details"] = result.details()
+    return out
+
+
+def _analysis_of(answer: str) -> str:
+    """The CoT analysis part, kept for the log (it is never scored)."""
+    m = re.search(r"【分析】(.*?)(?:【作品】|$)", answer, re.S)
+    return m.group(1).strip() if m else ""
