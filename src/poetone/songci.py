@@ -90,7 +90,8 @@ def build_eval_set(
     critic = critic or Critic()
     records = corpus.load_records()
     themes = list(corpus.THEMES)
-    by_cell = {(r["cipai"], r["theme"]): r for r in records}
+    # a record's slot is its id's theme: a substituted poem keeps its own theme but fills the slot
+    by_cell = {(r["cipai"], r["id"].rsplit("-", 1)[1]): r for r in records}
     wanted_cipai = _as_set(cipai, critic)
     wanted_theme = {theme} if isinstance(theme, str) else set(theme) if theme is not None else None
     if wanted_theme and not wanted_theme <= set(themes):
@@ -100,7 +101,7 @@ def build_eval_set(
     for strategy in strategies:
         if strategy not in prompts.STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}; expected one of {prompts.STRATEGIES}")
-        for name in critic.registry:
+        for name in corpus.CIPAI:
             if wanted_cipai is not None and name not in wanted_cipai:
                 continue
             for ti, th in enumerate(themes):

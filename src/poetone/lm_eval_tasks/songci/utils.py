@@ -1,0 +1,50 @@
+"""lm-evaluation-harness glue for the Songci tasks: the eval set in, the critic's scores out.
+
+Everything of substance lives in ``poetone.songci``; this module only adapts shapes. Options come
+through ``--metadata``: ``profile`` (critic profile, default ``default``), ``cipai`` and ``theme``
+(filters, a name or a comma-separated list).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import datasets
+
+from poetone.critic import Critic
+from poetone.songci import build_eval_set, score_answer
+
+METRICS = ("conformity", "structure", "tonal", "rhyme", "invalid")
+
+
+@cache
+def _critic(profile: str) -> Critic:
+    return Critic(profile=profile)
+
+
+def _names(value: Any) -> list[str] | None:
+    if value in (None, ""):
+        return None
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return list(value)
+
+
+def load_songci(strategy: str, profile: str = "default", cipai: Any = None, theme: Any = None, **_: Any) -> datasets.DatasetDict:
+    """The eval set of one strategy as a ``test`` split; each doc carries the critic profile."""
+    critic = _critic(profile)
+    prompts = build_eval_set([strategy], cipai=_names(cipai), theme=_names(theme), critic=critic)
+    rows = [{**p.as_record(), "profile": profile} for p in prompts]
+    return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
+
+
+def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+    """Score the generation. The extracted poem, the variant and the critic's diagnostics are added
+    to ``doc`` under ``poetone`` so that ``--log_samples`` keeps them with the sample."""
+    scored = score_answer(doc, results[0] if results else "", _critic(doc.get("profile", "default")))
+    doc["poetone"] = {k: v for k, v in scored.items() if k not in METRICS}
+    metrics = {k: float(scored[k]) for k in METRICS}
+    if doc["strategy"] == "completion":
+        metrics["copy_rate"] = float(scored["copied"])
+    return metrics

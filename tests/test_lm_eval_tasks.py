@@ -1,0 +1,95 @@
+"""The Songci tasks through the real ``lm_eval`` command against a local OpenAI-compatible server.
+
+The server answers with corpus poems, and with invalid answers (empty, prose) for some prompts;
+the metrics lm-eval reports must equal the critic's scores of exactly what the server sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+import pytest
+from openai_stub import OpenAIStub
+
+from poetone import Critic
+from poetone.corpus import THEMES, load_records
+from poetone.songci import build_eval_set, score_answer
+
+ROOT = Path(__file__).resolve().parents[1]
+TASKS = ROOT / "src" / "poetone" / "lm_eval_tasks"
+METRICS = ("conformity", "structure", "tonal", "rhyme", "invalid")
+
+
+def _responder(messages: list[dict[str, Any]]) -> str:
+    """Deterministic answers: the corpus poem of the prompt's cell, or an invalid answer."""
+    user = next((m["content"] for m in messages if m["role"] == "user"), "")
+    records = load_records()
+    for r in records:
+        slot = r["id"].rsplit("-", 1)[1]
+        if f"《{r['cipai']}》" in user and f"「{THEMES[slot]}」" in user:
+            if slot == "sorrow_grief":
+                return ""  # an empty answer: invalid
+            if slot == "philosophical_reflection":
+                return "I am sorry, I cannot write classical Chinese poetry."  # prose: invalid
+            if "上阕" in user and "续写" in user:
+                return r["text"].split("\n", 1)[-1]  # completion: the poet's own 下阕 (a copy)
+            return f"《{r['cipai']}》\n\n{r['text']}\n\n注：仿作。"
+    return "无"
+
+
+def _run_lm_eval(stub: OpenAIStub, tasks: str, out: Path, extra: list[str]) -> dict[str, Any]:
+    cmd = [
+        sys.executable, "-m", "lm_eval", "run",
+        "--model", "local-chat-completions",
+        "--model_args", f"model=stub,base_url={stub.base_url}/chat/completions,num_concurrent=4,max_retries=1,tokenized_requests=False",
+        "--apply_chat_template",
+        "--tasks", tasks,
+        "--output_path", str(out),
+        "--log_samples",
+        *extra,
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    results = sorted(out.rglob("results_*.json"))
+    assert results, f"no results file under {out}: {proc.stdout[-2000:]}"
+    return json.loads(results[-1].read_text(encoding="utf-8"))
+
+
+@pytest.mark.slow
+def test_lm_eval_group_metrics_equal_the_critic(tmp_path: Path) -> None:
+    with OpenAIStub(_responder) as stub:
+        report = _run_lm_eval(stub, "songci", tmp_path, ["--include_path", str(TASKS), "--metadata", '{"cipai": "菩萨蛮,浣溪沙,钗头凤"}'])
+        exchanges = list(stub.exchanges)
+    critic = Critic()
+    prompts = {p.user: p for p in build_eval_set(cipai=["菩萨蛮", "浣溪沙", "钗头凤"], critic=critic)}
+    assert len(exchanges) == len(prompts) == 5 * 3 * 6
+    expected: dict[str, list[dict[str, Any]]] = {}
+    for messages, answer in exchanges:
+        user = next(m["content"] for m in messages if m["role"] == "user")
+        system = next(m["content"] for m in messages if m["role"] == "system")
+        p = prompts[user]
+        assert system == p.system
+        expected.setdefault(p.strategy, []).append(score_answer(p, answer, critic))
+    names = {"zero_shot": "songci_zeroshot", "one_shot": "songci_oneshot", "completion": "songci_completion",
+             "instruction": "songci_instruction", "cot": "songci_cot"}  # fmt: skip
+    for strategy, scored in expected.items():
+        got = report["results"][names[strategy]]
+        for metric in METRICS:
+            assert got[f"{metric},none"] == pytest.approx(fmean(s[metric] for s in scored), abs=1e-9), (strategy, metric)
+        assert got["invalid,none"] == pytest.approx(2 / 6)  # the empty and the prose answers
+        if strategy == "completion":
+            assert got["copy_rate,none"] == pytest.approx(fmean(s["copied"] for s in scored))
+            assert got["copy_rate,none"] > 0  # the stub copies the poet's own 下阕
+    group = report["results"]["songci"]
+    all_scores = [s["conformity"] for scored in expected.values() for s in scored]
+    assert group["conformity,none"] == pytest.approx(fmean(all_scores), abs=1e-9)
+    samples = sorted(tmp_path.rglob("samples_songci_zeroshot_*.jsonl"))
+    first = json.loads(samples[-1].read_text(encoding="utf-8").splitlines()[0])
+    assert "poetone" in first["doc"] and "variant" in first["doc"]["poetone"]
