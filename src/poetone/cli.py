@@ -99,6 +99,22 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_corpus(args: argparse.Namespace) -> int:
+    from poetone import corpus
+
+    if args.jsonl == "-":
+        for r in corpus.load_records():
+            sys.stdout.write(json.dumps(r, ensure_ascii=False) + "\n")
+    else:
+        print(f"wrote the corpus to {corpus.write_jsonl(args.jsonl)}", file=sys.stderr)
+    return 0
+
+
+def cmd_lm_eval_path(args: argparse.Namespace) -> int:
+    print(resources.files("poetone") / "lm_eval_tasks")
+    return 0
+
+
 def cmd_cipai(args: argparse.Namespace) -> int:
     from poetone.render import render_pattern
 
@@ -152,6 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rhyme-system", choices=["cilin", "pinyin-final", "xinyun"])
     _common(p)
     p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("corpus", help="write the canonical corpus of 120 Song ci")
+    p.add_argument("--jsonl", required=True, help="output JSONL, one poem a line (- for stdout)")
+    p.set_defaults(func=cmd_corpus)
+
+    p = sub.add_parser("lm-eval-path", help="print the folder of the lm-eval tasks (for --include_path)")
+    p.set_defaults(func=cmd_lm_eval_path)
 
     p = sub.add_parser("demo", help="score a bundled example poem and print the rendering")
     p.set_defaults(func=cmd_demo)
