@@ -306,19 +306,17 @@ class Critic:
         if stanza is not None:
             if self.profile.literal_poetone:
                 raise ValueError("profile 'poetone-code' scores whole poems only")
-            counts = {len(v.stanzas) for v in self.registry[name].variants}
-            if not isinstance(stanza, int) or stanza < 0 or stanza >= min(counts):
-                raise ValueError(f"stanza must be an index below {min(counts)} for {name!r}, got {stanza!r}")
-        only = None
+            most = max(len(v.stanzas) for v in self.registry[name].variants)
+            if not isinstance(stanza, int) or stanza < 0 or stanza >= most:
+                raise ValueError(f"stanza must be an index below {most} for {name!r}, got {stanza!r}")
         if variant is not None:
             ids = [v.id for v in self.registry[name].variants]
             if variant not in ids:
                 raise ValueError(f"cipai {name!r} has no variant {variant!r}; it has {ids}")
-            only = ids.index(variant)
         if not isinstance(text, str):
             raise TypeError(f"text must be a string, got {type(text).__name__}")
         if self.profile.literal_poetone:
-            if only is not None:
+            if variant is not None:
                 raise ValueError("profile 'poetone-code' always takes the best variant")
             return self._score_literal(name, text)
         if self.extract:
@@ -331,7 +329,7 @@ class Critic:
         shape = self._split(poem, clean)
         if shape is None:
             return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, poem, "no verse characters", self.profile.name, self, stanza=stanza)
-        return self._best(name, poem, *shape, only=only, stanza=stanza)
+        return self._best(name, poem, *shape, only=variant, stanza=stanza)
 
     def score_many(self, pairs: Iterable[tuple[str, str]]) -> list[CriticResult]:
         return [self.score(cipai, text) for cipai, text in pairs]
@@ -345,8 +343,8 @@ class Critic:
         compiled = self._compiled.get((name, stanza))
         if compiled is None:
             variants = self.registry[name].variants
-            if stanza is not None:
-                variants = tuple(replace(v, stanzas=(v.stanzas[stanza],)) for v in variants)
+            if stanza is not None:  # the stanza alone, of the variants that have it
+                variants = tuple(replace(v, stanzas=(v.stanzas[stanza],)) for v in variants if len(v.stanzas) > stanza)
             compiled = self._compiled[(name, stanza)] = tuple(_compile(v) for v in variants)
         return compiled
 
@@ -383,7 +381,7 @@ class Critic:
         return plans
 
     def _best(
-        self, name: str, poem: str, joined: str, lengths: tuple[int, ...], only: int | None = None, stanza: int | None = None
+        self, name: str, poem: str, joined: str, lengths: tuple[int, ...], only: str | None = None, stanza: int | None = None
     ) -> CriticResult:
         prof = self.profile
         # The whole poem's tone classes as one integer, two bits a character: bit 2p set when
@@ -392,7 +390,7 @@ class Critic:
         w_s, w_t, w_r = self.weights
         best = None
         for plan in self._plans(name, lengths, stanza):
-            if only is not None and plan.index != only:
+            if only is not None and plan.variant.variant.id != only:
                 continue
             if best is not None and w_s * plan.structure + w_t + w_r < best[0] - 1e-12:
                 break  # sorted by structure: no later variant can win
@@ -408,6 +406,8 @@ class Critic:
             total = w_s * s + w_t * t + w_r * r
             if best is None or total > best[0] + 1e-12 or (abs(total - best[0]) <= 1e-12 and plan.index < best[4].index):
                 best = (total, s, t, r, plan)
+        if best is None:  # ``only`` names a variant without this stanza
+            return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, poem, f"variant {only!r} has no stanza {stanza}", prof.name, self, stanza=stanza)
         total, s, t, r, plan = best
         return CriticResult(
             name, total, s, t, r, True, plan.variant.variant.id, poem, "", prof.name, self, joined, plan.bounds, stanza

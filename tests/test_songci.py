@@ -1,0 +1,99 @@
+"""The eval set and the scoring of one answer: the shared core of the lm-eval and Inspect tasks."""
+
+from __future__ import annotations
+
+import pytest
+
+from poetone import Critic, prompts
+from poetone.corpus import THEMES, load_records
+from poetone.songci import build_eval_set, copy_overlap, score_answer, split_stanzas, strip_given_upper
+
+
+@pytest.fixture(scope="module")
+def eval_set() -> list:
+    return build_eval_set(critic=Critic())
+
+
+@pytest.fixture(scope="module")
+def records() -> dict[str, dict]:
+    return {r["id"]: r for r in load_records()}
+
+
+def test_600_prompts_with_stable_unique_ids(eval_set: list) -> None:
+    assert len(eval_set) == 600
+    ids = [p.id for p in eval_set]
+    assert len(set(ids)) == 600
+    assert ids[0] == "zero_shot-huanxisha-love_longing"
+    for p in eval_set:
+        assert p.id == f"{p.strategy}-{p.reference_id.rsplit('-', 1)[0]}-{p.theme}" or p.strategy == "one_shot"
+        assert p.prompt_hash == prompts.prompt_hash() and p.prompt_version == prompts.PROMPT_VERSION
+        assert p.system == prompts.SYSTEM and f"《{p.cipai}》" in p.user and f"「{THEMES[p.theme]}」" in p.user
+        assert p.plain.startswith(p.system) and p.user in p.plain
+
+
+def test_filters() -> None:
+    c = Critic()
+    some = build_eval_set(["cot"], cipai=["菩萨蛮", "酹江月"], theme="history_nostalgia", critic=c)
+    assert [(p.cipai, p.theme) for p in some] == [("念奴娇", "history_nostalgia"), ("菩萨蛮", "history_nostalgia")]
+    with pytest.raises(ValueError, match="unknown theme"):
+        build_eval_set(theme="romance", critic=c)
+    with pytest.raises(ValueError, match="unknown strategy"):
+        build_eval_set(["few_shot"], critic=c)
+
+
+def test_one_shot_example_is_never_the_poem_of_the_same_theme(eval_set: list, records: dict) -> None:
+    for p in (p for p in eval_set if p.strategy == "one_shot"):
+        example = records[p.reference_id]
+        assert example["cipai"] == p.cipai
+        assert p.reference_id.rsplit("-", 1)[1] != p.theme
+        assert example["text"] in p.user
+
+
+def test_completion_gives_the_upper_stanza_and_keeps_the_original_lower(eval_set: list, records: dict) -> None:
+    critic = Critic()
+    for p in (p for p in eval_set if p.strategy == "completion"):
+        poem = records[p.reference_id]
+        assert p.upper in p.user and p.original_lower not in p.user
+        assert (p.upper + p.original_lower).replace("\n", "") == poem["text"].replace("\n", "")
+        own = score_answer(p, p.original_lower, critic)
+        assert own["valid"] and own["copied"] == 1.0 and own["conformity"] == 0.0  # a copy scores 0
+        fresh = critic.score(p.cipai, p.original_lower, stanza=1)
+        assert fresh.conformity >= 0.85, (p.id, fresh.render())
+
+
+def test_completion_strips_a_repeated_upper_stanza() -> None:
+    upper = "平林漠漠烟如织，寒山一带伤心碧。暝色入高楼，有人楼上愁。"
+    lower = "玉阶空伫立，宿鸟归飞急。何处是归程？长亭连短亭。"
+    assert strip_given_upper(upper + "\n" + lower, upper) == lower
+    assert strip_given_upper(lower, upper) == lower
+    assert copy_overlap(lower, lower) == 1.0 and copy_overlap("", lower) == 0.0
+
+
+def test_instruction_states_the_rules(eval_set: list) -> None:
+    p = next(p for p in eval_set if p.strategy == "instruction" and p.cipai == "菩萨蛮")
+    assert "上阕共4句，44字" not in p.user  # per stanza, not the whole
+    assert "上阕共4句，24字" in p.user and "换韵" in p.user and "平仄 中平中仄平平仄" in p.user
+
+
+def test_cot_analysis_is_dropped_before_scoring_and_kept(eval_set: list, records: dict) -> None:
+    critic = Critic()
+    p = next(p for p in eval_set if p.strategy == "cot" and p.cipai == "浣溪沙")
+    poem = records[p.reference_id]["text"]
+    answer = f"【分析】浣溪沙双调四十二字，上阕三句三平韵，下阕三句两平韵，七言律句。\n【作品】\n{poem}"
+    scored = score_answer(p, answer, critic)
+    assert scored["valid"] and scored["conformity"] == pytest.approx(critic.score("浣溪沙", poem).conformity)
+    assert scored["analysis"].startswith("浣溪沙双调")
+
+
+@pytest.mark.parametrize("answer", ["", "   ", "I cannot help with that.", "抱歉，我无法为您创作这首词。"])
+def test_invalid_answers_score_zero_and_are_flagged(eval_set: list, answer: str) -> None:
+    scored = score_answer(eval_set[0], answer, Critic())
+    assert scored["invalid"] == 1.0 and not scored["valid"]
+    assert (scored["conformity"], scored["structure"], scored["tonal"], scored["rhyme"]) == (0.0, 0.0, 0.0, 0.0)
+    assert scored["reason"]
+
+
+def test_split_stanzas_by_clause_count_when_the_text_is_one_line() -> None:
+    text = "平林漠漠烟如织，寒山一带伤心碧。暝色入高楼，有人楼上愁。玉阶空伫立，宿鸟归飞急。何处是归程？长亭连短亭。"
+    upper, lower = split_stanzas(text, Critic(), "菩萨蛮")
+    assert upper.endswith("有人楼上愁。") and lower.startswith("玉阶空伫立")
