@@ -12,17 +12,16 @@ import json
 import re
 from collections import defaultdict
 from importlib import resources
-from pathlib import Path
 
 import pytest
+from conftest import SHARED, SHARED_REASON
 
 from poetone import Critic
 from poetone.metadata import parse_cipai
 from poetone.validation import corpus_poems, load_corpus
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CORPUS = SHARED / "data/quan-song-ci/quan_song_ci.dev.json"
-needs_shared = pytest.mark.skipif(not CORPUS.exists(), reason="needs ../shared")
+needs_shared = pytest.mark.skipif(not CORPUS.exists(), reason=SHARED_REASON)
 
 # Required structural coverage is 0.95. A cipai listed here cannot honestly reach it: its uncovered
 # poems are fragments, corrupt entries or other tunes printed under its title, or one-off 衬字/脱字
@@ -73,7 +72,7 @@ def critic() -> Critic:
 @pytest.fixture(scope="module")
 def poems(critic: Critic) -> dict[str, list[tuple[str, dict]]]:
     if not CORPUS.exists():
-        pytest.skip("needs ../shared")
+        pytest.skip(SHARED_REASON)
     # corpus_poems keeps only titles that are exactly a name or an alias; filtering on that set
     # first gives the same poems without resolving (fuzzily) the thousands of other titles.
     titles = {t for n in critic.registry for t in (n, *critic.registry[n].aliases)}
