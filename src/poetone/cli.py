@@ -91,11 +91,13 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    """The main job until the Inspect tasks exist: a canonical poem, scored and rendered."""
+    from poetone import corpus
     from poetone.critic import Critic
 
-    example = json.loads((resources.files("poetone") / "examples" / "demo.json").read_text(encoding="utf-8"))
-    print(f"{example['poet']}《{example['cipai']}·{example['title']}》, scored by the default critic:\n")
-    print(Critic().score(example["cipai"], example["text"]).render())
+    record = next(r for r in corpus.load_records() if r["id"] == "niannujiao-history_nostalgia")
+    print(f"{record['poet']}《{record['cipai']}》{record['title']}…, as the 全宋词 prints it, scored by the default critic:\n")
+    print(Critic().score(record["cipai"], record["text"]).render())
     return 0
 
 
@@ -176,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("lm-eval-path", help="print the folder of the lm-eval tasks (for --include_path)")
     p.set_defaults(func=cmd_lm_eval_path)
 
-    p = sub.add_parser("demo", help="score a bundled example poem and print the rendering")
+    p = sub.add_parser("demo", help="score a canonical poem and print the rendering")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("cipai", help="list, show or validate cipai metadata")
