@@ -186,6 +186,13 @@ GUANGYUN_FORMS = {
 }  # fmt: skip
 
 
+#: 廣韻 readings tshet-uinh does not list for a character at all: 樣 (模樣) is 餘亮切, 去聲 漾韻
+#: (the 陽 rhyme's 去聲), so 样 rhymes 仄 in 第二部 (叶梦得 点绛唇 莫学衰翁样).
+EXTRA_READINGS: dict[str, list[tuple[str, str, str | None]]] = {
+    "樣": [("陽", "去", "開")],
+}
+
+
 def read_guangyun() -> dict[str, list[tuple[str, str, str | None]]]:
     """char -> list of (韻, 聲, 呼) from tshet-uinh's 廣韻 data (plus GUANGYUN_FORMS)."""
     from tshet_uinh import 資料
@@ -198,6 +205,8 @@ def read_guangyun() -> dict[str, list[tuple[str, str, str | None]]]:
     for char, listed in GUANGYUN_FORMS.items():
         if char not in out and listed in out:
             out[char] = out[listed]
+    for char, readings in EXTRA_READINGS.items():
+        out[char] = sorted(set(out.get(char, [])) | set(readings), key=str)
     return out
 
 
