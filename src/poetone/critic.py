@@ -48,7 +48,6 @@ class _CompiledLine:
     rhymed: bool
     segment: str
     rhyme_tone: int  # _PING or _ZE for rhymed lines
-    pause_after: bool  # the template breaks here with a 读
     repeat: bool
 
 
@@ -164,7 +163,7 @@ def _compile(variant: Variant) -> _CompiledVariant:
         need = sum(1 << (2 * j) for j, t in enumerate(line.tones) if t == "平")
         need |= sum(1 << (2 * j + 1) for j, t in enumerate(line.tones) if t == "仄")
         rtone = _PING if line.rhyme_tone == "平" else _ZE if line.rhyme_tone == "仄" else 0
-        lines.append(_CompiledLine(line.length, need, line.rhymed, line.segment, rtone, line.end == "读", line.repeat))
+        lines.append(_CompiledLine(line.length, need, line.rhymed, line.segment, rtone, line.repeat))
     segs: dict[str, list[int]] = {}
     for i, cl in enumerate(lines):
         if cl.rhymed:
