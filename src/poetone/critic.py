@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from poetone import prosody
+from poetone._chars import GARBLED_RE, LACUNA, VERSE
 from poetone.compat import PoetoneVariant, score_poetone_code
 from poetone.extraction import extract_poem
 from poetone.metadata import CipaiRegistry, Variant, load_cipai
 from poetone.profiles import Profile, get_profile
 
 _PING, _ZE = prosody.TONE_PING, prosody.TONE_ZE
-_VERSE = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f□"
+_VERSE = VERSE
 _MARKS_ALL = "，。？！；：、,.?!;:\\s"
 _MARKS_PAPER = "，。？！；：,.?!;:\\n"
 # Drop what is neither verse nor a clause mark (quotes, brackets, stray symbols), then cut clauses.
@@ -32,12 +33,10 @@ _NOT_VERSE_OR_MARK_PAPER = re.compile(f"[^{_VERSE}{_MARKS_PAPER}]+")
 _CLAUSES = re.compile(f"[{_VERSE}]+")
 # Characters garbled in transmission (kana, box drawing, U+FFFD, private use) stand for a lost
 # character: they keep its place as a lacuna instead of shortening the line.
-_GARBLED = re.compile("[\u3040-\u30ff\u2500-\u257f\ufffd\ue000-\uf8ff\u0400-\u04ff\ufe10-\ufe4f]")
 
 
 def _clean_clauses(poem: str, not_verse: re.Pattern[str]) -> str:
-    return not_verse.sub("", _GARBLED.sub(LACUNA, poem))
-LACUNA = "□"
+    return not_verse.sub("", GARBLED_RE.sub(LACUNA, poem))
 _NO_RHYME = (0, 0, 0)
 
 
@@ -465,15 +464,20 @@ def _largest_group(masks: Sequence[int]) -> int:
         common &= m
     if common:
         return len(masks)  # the usual case: all rhyme in one group
+    return largest_group(masks)[1]
+
+
+def largest_group(masks: Sequence[int]) -> tuple[int, int]:
+    """The group bit most masks share (lowest bit on ties) and how many share it."""
     union = 0
     for m in masks:
         union |= m
-    best = 0
+    best, best_count = 0, 0
     while union:
         bit = union & -union
         union ^= bit
         count = sum(1 for m in masks if m & bit)
-        if count > best:
-            best = count
-    return best
+        if count > best_count:
+            best, best_count = bit, count
+    return best, best_count
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from poetone._chars import GARBLED, GARBLED_RE, LACUNA, VERSE
+
 _THINK_CLOSED = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
 _THINK_OPEN = re.compile(r"<think(?:ing)?>.*", re.S | re.I)
 _THINK_TAIL = re.compile(r"^.*?</think(?:ing)?>", re.S | re.I)
@@ -19,9 +21,8 @@ _MARKDOWN = re.compile(r"[*_`#>~|]+")
 _LIST_MARK = re.compile(r"^\s*(?:[-+•]\s+|\d+[.)、]\s*|[（(]?[一二三四五六七八九十]+[)）、.]\s*)")
 # Verse characters: Han, the lacuna □, and characters garbled in transmission (kana, box drawing,
 # U+FFFD, private use), which stand for a lost Han character in old editions.
-_HAN_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f□\u3040-\u30ff\u2500-\u257f\ufffd\ue000-\uf8ff\u0400-\u04ff\ufe10-\ufe4f"
+_HAN_CLASS = VERSE + GARBLED
 _HAN = re.compile(f"[{_HAN_CLASS}]")
-_GARBLED = re.compile("[\u3040-\u30ff\u2500-\u257f\ufffd\ue000-\uf8ff\u0400-\u04ff\ufe10-\ufe4f]")
 # An editor's or a model's note in brackets inside the text: （和陈漕使仙湖韵）, （下缺）, (注：…).
 _BRACKETED = re.compile(r"（[^（）\n]{0,40}）|\([^()\n]{0,40}\)")
 _LATIN = re.compile(r"[A-Za-zāáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜü]")
@@ -104,7 +105,7 @@ def extract_poem(text: str, cipai: str = "") -> Extraction:
     """Return the poem in ``text``: the largest block of verse lines, stanza breaks kept as newlines."""
     if not isinstance(text, str) or not text.strip():
         return Extraction("", False, "empty output")
-    plain = _BRACKETED.sub("", _GARBLED.sub("□", text.strip()))
+    plain = _BRACKETED.sub("", GARBLED_RE.sub(LACUNA, text.strip()))
     if "《" in plain:
         # a title quoted inside a verse line (作《伊凉》) keeps its words; a title line is no verse
         plain = "" if _TITLE_LINE_ANYWHERE.search(plain) else plain.replace("《", "").replace("》", "")
@@ -120,7 +121,7 @@ def extract_poem(text: str, cipai: str = "") -> Extraction:
         if marks >= _MIN_CLAUSES - 1 and len(plain) - marks >= _MIN_HAN:
             return Extraction(plain, True, "", clean=True)
         return _verdict(plain.splitlines())
-    text = _BRACKETED.sub("", _GARBLED.sub("□", _CODE_FENCE.sub("", _strip_reasoning(text))))
+    text = _BRACKETED.sub("", GARBLED_RE.sub(LACUNA, _CODE_FENCE.sub("", _strip_reasoning(text))))
     blocks: list[list[str]] = [[]]
     for raw in text.splitlines():
         stripped = _MARKDOWN.sub("", raw).strip()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from poetone import prosody
+from poetone.critic import largest_group
 
 if TYPE_CHECKING:
     from poetone.critic import Critic, CriticResult
@@ -67,7 +68,7 @@ def _rhyme_details(critic: Critic, result: CriticResult, tpl) -> list[dict[str, 
     for idxs in segments.values():
         which = [(0 if tpl[i].rhyme_tone == "平" else 1) if critic.profile.rhyme_tone_class else 2 for i in idxs]
         masks = [options.get(result.lines[i][-1], (0, 0, 0))[w] for i, w in zip(idxs, which)]
-        winner_bit = _winning_bit(masks)
+        winner_bit = largest_group(masks)[0]
         winner = names[winner_bit.bit_length() - 1] if winner_bit else None
         for i, mask in zip(idxs, masks):
             ch = result.lines[i][-1]
@@ -83,21 +84,6 @@ def _rhyme_details(critic: Critic, result: CriticResult, tpl) -> list[dict[str, 
                 }
             )
     return out
-
-
-def _winning_bit(masks: list[int]) -> int:
-    """The group bit most of the masks share (lowest bit on ties): Eq. 5's largest group."""
-    union = 0
-    for m in masks:
-        union |= m
-    best, best_count = 0, 0
-    while union:
-        bit = union & -union
-        union ^= bit
-        count = sum(1 for m in masks if m & bit)
-        if count > best_count:
-            best, best_count = bit, count
-    return best
 
 
 def render_pattern(tones: str) -> str:

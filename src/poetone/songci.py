@@ -13,12 +13,13 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from poetone import prompts
+from poetone._chars import VERSE
 from poetone.critic import Critic
 from poetone.extraction import extract_poem
 from poetone.metadata import Variant
 
 COPY_THRESHOLD = 0.5
-_VERSE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f□]")
+_VERSE = re.compile(f"[{VERSE}]")
 _CLAUSE_END = re.compile(r"[，。？！；：、,.?!;:]")
 _STANZA_NAMES = ("上阕", "下阕")
 
