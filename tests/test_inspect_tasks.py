@@ -1,0 +1,319 @@
+"""The Inspect tasks, scorers and reference model, run through Inspect's own ``eval``.
+
+Models: ``poetone/reference`` (authentic poems), ``mockllm`` with scripted outputs, and the local
+OpenAI-compatible server on 127.0.0.1 through Inspect's ``openai-api`` provider. Every metric in
+a log must equal what the critic says of exactly what the model sent.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, get_model
+from openai_stub import OpenAIStub
+
+from poetone import Critic
+from poetone.corpus import THEMES, load_records
+from poetone.prompts import STRATEGIES
+from poetone.songci import build_eval_set, score_answer
+
+CRITIC = Critic()
+PROMPTS = {p.id: p for p in build_eval_set()}
+RECORDS = {r["id"]: r for r in load_records()}
+TASKS = ("zero_shot", "one_shot", "completion", "instruction", "cot")
+
+
+def _run(task: str, model: Any, tmp_path: Path, **kwargs: Any) -> EvalLog:
+    logs = inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none", **kwargs)
+    assert len(logs) == 1
+    log = logs[0]
+    assert log.status == "success", log.error
+    return log
+
+
+def _metric(log: EvalLog, scorer: str, key: str, metric: str) -> float:
+    for s in log.results.scores:
+        if s.scorer == scorer and s.name == key:
+            return s.metrics[metric].value
+    raise KeyError((scorer, key, metric))
+
+
+def _expected(samples: list[Any]) -> dict[str, list[dict[str, Any]]]:
+    return {s.id: score_answer(PROMPTS[s.id], s.output.completion, CRITIC) for s in samples}
+
+
+# ---------------------------------------------------------------------------- registration
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_each_strategy_task_is_registered_and_runs(task: str, tmp_path: Path) -> None:
+    log = _run(f"poetone/{task}", "poetone/reference", tmp_path, limit=3)
+    assert log.eval.task == f"poetone/{task}"
+    assert len(log.samples) == 3
+    assert all(s.id.startswith(f"{task}-") for s in log.samples)
+    assert log.eval.metadata["prompt_hash"] == next(iter(PROMPTS.values())).prompt_hash
+
+
+def test_songci_strategy_parameter_and_filters(tmp_path: Path) -> None:
+    log = _run("poetone/songci", "poetone/reference", tmp_path, task_args={"strategy": "one_shot,cot", "cipai": "酹江月", "theme": "history_nostalgia"})
+    assert sorted(s.id for s in log.samples) == ["cot-niannujiao-history_nostalgia", "one_shot-niannujiao-history_nostalgia"]
+
+
+def test_unknown_strategy_is_a_clear_error() -> None:
+    from poetone.inspect_tasks import songci
+
+    with pytest.raises(ValueError, match="unknown strategy 'two_shot'"):
+        songci(strategy="two_shot")
+
+
+def test_generation_settings_default_to_the_papers_and_can_be_changed() -> None:
+    from poetone.inspect_tasks import cot, zero_shot
+
+    cfg = zero_shot().config
+    assert (cfg.temperature, cfg.top_p, cfg.max_tokens) == (0.7, 0.9, 1024)
+    assert cot().config.max_tokens == 2048
+    assert zero_shot(temperature=0.0, max_tokens=300).config.max_tokens == 300
+
+
+# ---------------------------------------------------------------------------- reference model
+
+
+def test_reference_model_scores_the_whole_eval_set(tmp_path: Path) -> None:
+    log = _run("poetone/songci", "poetone/reference", tmp_path)
+    assert len(log.samples) == 600
+    expected = _expected(log.samples)
+    for s in log.samples:
+        p = PROMPTS[s.id]
+        if p.strategy == "one_shot":
+            assert s.output.completion.strip() != RECORDS[p.reference_id]["text"].strip()  # never the example
+        if p.strategy == "completion":
+            assert expected[s.id]["copied"] == 0.0
+            assert s.output.completion.strip() not in RECORDS[p.id.split("-", 1)[1]]["text"]
+        assert s.scores["conformity"].value["conformity"] == pytest.approx(expected[s.id]["conformity"])
+    mean = fmean(e["conformity"] for e in expected.values())
+    assert _metric(log, "conformity", "conformity", "mean") == pytest.approx(mean)
+    assert mean > 0.98
+    assert _metric(log, "conformity", "invalid", "mean") == 0.0
+    for strategy in STRATEGIES:
+        group = [e["conformity"] for i, e in expected.items() if i.startswith(strategy + "-")]
+        assert _metric(log, "conformity", "conformity", f"grouped_{strategy}") == pytest.approx(fmean(group))
+
+
+def test_reference_model_refuses_what_is_not_a_songci_prompt() -> None:
+    import asyncio
+
+    model = get_model("poetone/reference")
+    with pytest.raises(ValueError, match="answers only the Songci prompts"):
+        asyncio.run(model.generate("写一首唐诗"))
+    with pytest.raises(ValueError, match="unknown poetone model"):
+        get_model("poetone/gpt", memoize=False)
+
+
+# ---------------------------------------------------------------------------- mockllm
+
+
+def _output(model: str, text: str) -> ModelOutput:
+    """A scripted reply with its usage set (mockllm would otherwise count tokens with tiktoken,
+    which downloads its encoding: no network here)."""
+    out = ModelOutput.from_content(model, text)
+    out.usage = ModelUsage(input_tokens=1, output_tokens=len(text), total_tokens=1 + len(text))
+    return out
+
+
+def _scripted(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+    """Answers chosen from the prompt: poems wrapped in chatter, prose, empty, a copied 下阕."""
+    user = input[-1].text
+    for r in RECORDS.values():
+        slot = r["id"].rsplit("-", 1)[1]
+        if f"《{r['cipai']}》" in user and f"「{THEMES[slot]}」" in user:
+            if slot == "sorrow_grief":
+                text = ""
+            elif slot == "philosophical_reflection":
+                text = "抱歉，我无法创作这首词。"
+            elif "续写" in user:
+                text = r["text"].split("\n", 1)[-1]  # the poet's own 下阕: a copy
+            else:
+                text = f"好的，这是一首《{r['cipai']}》：\n\n{r['text']}\n\n希望你喜欢。"
+            return _output("mockllm", text)
+    return _output("mockllm", "")
+
+
+def test_mockllm_metrics_equal_the_critics_scores(tmp_path: Path) -> None:
+    model = get_model("mockllm/model", custom_outputs=_scripted)
+    log = _run("poetone/songci", model, tmp_path, task_args={"strategy": "zero_shot,completion"})
+    expected = _expected(log.samples)
+    assert len(expected) == 240
+    for key in ("conformity", "structure", "tonal", "rhyme", "invalid"):
+        assert _metric(log, "conformity", key, "mean") == pytest.approx(fmean(e[key] for e in expected.values()))
+    invalid = [s for s in log.samples if s.scores["conformity"].value["invalid"] == 1.0]
+    assert len(invalid) == 2 * 20 * 2  # empty and prose, in both strategies
+    assert all(s.scores["conformity"].value["conformity"] == 0.0 for s in invalid)
+    assert all("invalid output" in s.scores["conformity"].explanation for s in invalid)
+    copies = [e for i, e in expected.items() if i.startswith("completion-") and e["copied"]]
+    assert len(copies) == 80
+    assert _metric(log, "conformity", "copied", "mean") == pytest.approx(80 / 120)
+    sample = next(s for s in log.samples if s.id == "zero_shot-niannujiao-history_nostalgia")
+    score = sample.scores["conformity"]
+    assert score.answer.startswith("大江东去") and "希望" not in score.answer
+    assert "念奴娇" in score.explanation and score.metadata["variant"]
+
+
+def test_epochs_give_one_candidate_per_epoch(tmp_path: Path) -> None:
+    model = get_model("mockllm/model", custom_outputs=_scripted)
+    log = _run("poetone/zero_shot", model, tmp_path, limit=4, epochs=3)
+    assert len(log.samples) == 12
+    assert sorted({s.epoch for s in log.samples}) == [1, 2, 3]
+
+
+# ---------------------------------------------------------------------------- the judge
+
+GOOD = '{"流畅": 4, "连贯": 5, "意境": 3, "理由": "语言自然"}'
+
+
+def _grader(replies: dict[str, list[str]]) -> Any:
+    """A scripted grader: per cipai a queue of replies (the retry takes the next one)."""
+
+    def reply(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        assert config.temperature == 0.0
+        first = input[0].text
+        for cipai, queue in replies.items():
+            if f"《{cipai}》" in first:
+                n = sum(1 for m in input if m.role == "assistant")
+                return _output("grader", queue[min(n, len(queue) - 1)])
+        return _output("grader", GOOD)
+
+    return reply
+
+
+def test_judge_averages_graders_and_counts_invalid_judgments(tmp_path: Path) -> None:
+    g1 = get_model("mockllm/g1", custom_outputs=_grader({
+        "浣溪沙": ["好的！```json\n{\"流畅\": \"5分\", \"连贯\": 5, \"意境\": 5}\n```"],
+        "蝶恋花": ["{流畅: 4", '{"fluency": 2, "coherence": 2, "yijing": 2}'],  # broken, then fixed on retry
+        "念奴娇": ["无法评价", "还是无法评价"],  # broken twice: invalid
+    }))
+    g2 = get_model("mockllm/g2", custom_outputs=_grader({"念奴娇": ["流畅：3分，连贯：3分，意境：4分"]}))
+    log = _run(
+        "poetone/zero_shot", "poetone/reference", tmp_path,
+        task_args={"cipai": "浣溪沙,蝶恋花,念奴娇", "theme": "love_longing", "judge": True},
+        model_roles={"grader": [g1, g2]},
+    )  # fmt: skip
+    judged = {s.metadata["cipai"]: s.scores["songci_judge"] for s in log.samples}
+    assert judged["浣溪沙"].value["fluency"] == pytest.approx((5 + 4) / 2)
+    assert judged["蝶恋花"].value["coherence"] == pytest.approx((2 + 5) / 2)
+    assert judged["蝶恋花"].metadata["judgments"][0]["replies"][0] == "{流畅: 4"  # the retry is in the log
+    assert judged["念奴娇"].value["yijing"] == 4.0  # only the valid grader counts
+    assert judged["念奴娇"].value["invalid_judgments"] == 1.0
+    assert _metric(log, "songci_judge", "invalid_judgments", "poetone/total") == 1.0
+    assert _metric(log, "songci_judge", "fluency", "mean") == pytest.approx(fmean([4.5, (2 + 4) / 2, 3.0]))
+    assert judged["浣溪沙"].metadata["rubric_version"] == "1.0"
+
+
+def test_judge_with_no_valid_judgment_is_left_out_of_the_means(tmp_path: Path) -> None:
+    g = get_model("mockllm/g", custom_outputs=_grader({"念奴娇": ["坏了", "还是坏了"]}))
+    log = _run(
+        "poetone/zero_shot", "poetone/reference", tmp_path,
+        task_args={"cipai": "浣溪沙,念奴娇", "theme": "love_longing", "judge": True},
+        model_roles={"grader": g},
+    )  # fmt: skip
+    bad = next(s for s in log.samples if s.metadata["cipai"] == "念奴娇").scores["songci_judge"]
+    assert all(math.isnan(bad.value[k]) for k in ("fluency", "coherence", "yijing"))
+    assert _metric(log, "songci_judge", "fluency", "mean") == 4.0  # the 浣溪沙 judgment alone
+    score = next(s for s in log.results.scores if s.scorer == "songci_judge" and s.name == "fluency")
+    assert (score.scored_samples, score.unscored_samples) == (1, 1)
+
+
+def test_judge_without_a_grader_says_how_to_give_one(tmp_path: Path) -> None:
+    logs = inspect_eval(
+        "poetone/zero_shot", model="poetone/reference", limit=1, task_args={"judge": True},
+        log_dir=str(tmp_path / "logs"), display="none",
+    )  # fmt: skip
+    assert logs[0].status == "error"
+    assert "--model-role grader=" in str(logs[0].error)
+
+
+def test_judge_graders_task_parameter_with_an_api_grader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with OpenAIStub(lambda messages: GOOD if "意境" in messages[0]["content"] else "不是评分请求") as stub:
+        monkeypatch.setenv("JUDGESTUB_BASE_URL", stub.base_url)
+        monkeypatch.setenv("JUDGESTUB_API_KEY", "test")
+        log = _run(
+            "poetone/zero_shot", "poetone/reference", tmp_path, limit=2,
+            task_args={"judge": True, "graders": "openai-api/judgestub/judge"},
+        )  # fmt: skip
+    assert len(stub.exchanges) == 2
+    assert _metric(log, "songci_judge", "coherence", "mean") == 5.0
+    assert _metric(log, "songci_judge", "invalid_judgments", "poetone/total") == 0.0
+
+
+# ---------------------------------------------------------------------------- judge calibration
+
+
+def _discerning(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+    """Rates a poem 5 when it is an authentic corpus text, else 2."""
+    prompt = input[0].text
+    authentic = any(r["text"].strip() in prompt for r in RECORDS.values())
+    level = 5 if authentic else 2
+    return _output("judge", f'{{"流畅": {level}, "连贯": {level}, "意境": {level}}}')
+
+
+def test_calibration_trusts_a_judge_that_tells_authentic_from_degraded(tmp_path: Path) -> None:
+    model = get_model("mockllm/judge", custom_outputs=_discerning)
+    log = _run("poetone/judge_calibration", model, tmp_path, task_args={"cipai": "浣溪沙,念奴娇,卜算子"})
+    assert len(log.samples) == 3 * 6 * 2
+    for key in ("fluency", "coherence", "yijing"):
+        assert _metric(log, "prefers_authentic", key, "mean") == 1.0
+        assert _metric(log, "prefers_authentic", key, "poetone/trusted") == 1.0
+
+
+def test_calibration_distrusts_a_judge_that_cannot(tmp_path: Path) -> None:
+    constant = get_model("mockllm/judge", custom_outputs=_grader({}))  # the same ratings for every poem
+    log = _run("poetone/judge_calibration", constant, tmp_path, task_args={"cipai": "浣溪沙", "degradation": "replace_chars"})
+    assert len(log.samples) == 6
+    assert _metric(log, "prefers_authentic", "fluency", "mean") == 0.0  # ties are not preferences
+    assert _metric(log, "prefers_authentic", "fluency", "poetone/trusted") == 0.0
+
+
+# ---------------------------------------------------------------------------- local OpenAI-compatible server
+
+
+def _server_answer(messages: list[dict[str, Any]]) -> str:
+    user = next(m["content"] for m in reversed(messages) if m["role"] == "user")
+    text = _scripted([_User(user)], None, None, GenerateConfig()).completion
+    return text
+
+
+class _User:
+    role = "user"
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+@pytest.mark.slow
+def test_all_five_tasks_against_the_local_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with OpenAIStub(_server_answer) as stub:
+        monkeypatch.setenv("POETONESTUB_BASE_URL", stub.base_url)
+        monkeypatch.setenv("POETONESTUB_API_KEY", "test")
+        log = _run("poetone/songci", "openai-api/poetonestub/stub", tmp_path, max_connections=8)
+        sent = {}
+        for messages, answer in stub.exchanges:
+            user = next(m["content"] for m in messages if m["role"] == "user")
+            sent[user] = answer
+    assert len(log.samples) == 600 and not any(s.error for s in log.samples)
+    assert len(stub.exchanges) == 600
+    for s in log.samples:
+        answer = sent[PROMPTS[s.id].user]
+        assert s.output.completion == answer
+        expected = score_answer(PROMPTS[s.id], answer, CRITIC)
+        for key in ("conformity", "structure", "tonal", "rhyme", "invalid"):
+            assert s.scores["conformity"].value[key] == pytest.approx(expected[key])
+    rows = [score_answer(PROMPTS[s.id], sent[PROMPTS[s.id].user], CRITIC) for s in log.samples]
+    assert _metric(log, "conformity", "conformity", "mean") == pytest.approx(fmean(r["conformity"] for r in rows))
+    assert _metric(log, "conformity", "invalid", "mean") == pytest.approx(fmean(r["invalid"] for r in rows))
+    assert os.environ["POETONESTUB_BASE_URL"].startswith("http://127.0.0.1:")
