@@ -62,8 +62,16 @@ def test_each_strategy_task_is_registered_and_runs(task: str, tmp_path: Path) ->
 
 
 def test_songci_strategy_parameter_and_filters(tmp_path: Path) -> None:
-    log = _run("poetone/songci", "poetone/reference", tmp_path, task_args={"strategy": "one_shot,cot", "cipai": "酹江月", "theme": "history_nostalgia"})
-    assert sorted(s.id for s in log.samples) == ["cot-niannujiao-history_nostalgia", "one_shot-niannujiao-history_nostalgia"]
+    log = _run(
+        "poetone/songci",
+        "poetone/reference",
+        tmp_path,
+        task_args={"strategy": "one_shot,cot", "cipai": "酹江月", "theme": "history_nostalgia"},
+    )
+    assert sorted(s.id for s in log.samples) == [
+        "cot-niannujiao-history_nostalgia",
+        "one_shot-niannujiao-history_nostalgia",
+    ]
 
 
 def test_unknown_strategy_is_a_clear_error() -> None:
@@ -193,11 +201,16 @@ def _grader(replies: dict[str, list[str]]) -> Any:
 
 
 def test_judge_averages_graders_and_counts_invalid_judgments(tmp_path: Path) -> None:
-    g1 = get_model("mockllm/g1", custom_outputs=_grader({
-        "浣溪沙": ["好的！```json\n{\"流畅\": \"5分\", \"连贯\": 5, \"意境\": 5}\n```"],
-        "蝶恋花": ["{流畅: 4", '{"fluency": 2, "coherence": 2, "yijing": 2}'],  # broken, then fixed on retry
-        "念奴娇": ["无法评价", "还是无法评价"],  # broken twice: invalid
-    }))
+    g1 = get_model(
+        "mockllm/g1",
+        custom_outputs=_grader(
+            {
+                "浣溪沙": ['好的！```json\n{"流畅": "5分", "连贯": 5, "意境": 5}\n```'],
+                "蝶恋花": ["{流畅: 4", '{"fluency": 2, "coherence": 2, "yijing": 2}'],  # broken, then fixed on retry
+                "念奴娇": ["无法评价", "还是无法评价"],  # broken twice: invalid
+            }
+        ),
+    )
     g2 = get_model("mockllm/g2", custom_outputs=_grader({"念奴娇": ["流畅：3分，连贯：3分，意境：4分"]}))
     log = _run(
         "poetone/zero_shot", "poetone/reference", tmp_path,
@@ -273,7 +286,9 @@ def test_calibration_trusts_a_judge_that_tells_authentic_from_degraded(tmp_path:
 
 def test_calibration_distrusts_a_judge_that_cannot(tmp_path: Path) -> None:
     constant = get_model("mockllm/judge", custom_outputs=_grader({}))  # the same ratings for every poem
-    log = _run("poetone/judge_calibration", constant, tmp_path, task_args={"cipai": "浣溪沙", "degradation": "replace_chars"})
+    log = _run(
+        "poetone/judge_calibration", constant, tmp_path, task_args={"cipai": "浣溪沙", "degradation": "replace_chars"}
+    )
     assert len(log.samples) == 6
     assert _metric(log, "prefers_authentic", "fluency", "mean") == 0.0  # ties are not preferences
     assert _metric(log, "prefers_authentic", "fluency", "poetone/trusted") == 0.0

@@ -96,7 +96,7 @@ class Judgment:
         return not self.error
 
 
-_FULLWIDTH = str.maketrans("０１２３４５６７８９：，｛｝＂", "0123456789:,{}\"")
+_FULLWIDTH = str.maketrans("０１２３４５６７８９：，｛｝＂", '0123456789:,{}"')
 _CN_NUMERALS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
 _ALIASES: dict[str, tuple[str, ...]] = {
     "fluency": ("流畅", "流暢", "fluency", "通顺"),
@@ -164,7 +164,9 @@ def parse_judgment(reply: str) -> Judgment:
     scores = {}
     for key, names in _ALIASES.items():
         pattern = "|".join(re.escape(n) for n in names)
-        m = re.search(rf"(?:{pattern})\W{{0,4}}?[\"'“”]?\s*[:：=]?\s*[\"'“”]?\s*(\d(?:\.\d+)?|[一二两三四五])\s*分?", text, re.I)
+        m = re.search(
+            rf"(?:{pattern})\W{{0,4}}?[\"'“”]?\s*[:：=]?\s*[\"'“”]?\s*(\d(?:\.\d+)?|[一二两三四五])\s*分?", text, re.I
+        )
         level = _as_level(m.group(1)) if m else None
         if level is None:
             return Judgment(error=f"no 1–5 rating for {names[0]} in the reply: {reply[:80]!r}")

@@ -78,7 +78,9 @@ def trusted() -> Metric:
     return compute
 
 
-@scorer(metrics={**{key: [mean(), ci_wilson(), trusted()] for key, _ in judge.DIMENSIONS}, "invalid_judgments": [total()]})
+@scorer(
+    metrics={**{key: [mean(), ci_wilson(), trusted()] for key, _ in judge.DIMENSIONS}, "invalid_judgments": [total()]}
+)
 def prefers_authentic() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         a, d = state.store.get("authentic"), state.store.get("degraded")
@@ -87,23 +89,39 @@ def prefers_authentic() -> Scorer:
             value[key] = float(a["scores"][key] > d["scores"][key]) if a["valid"] and d["valid"] else _NAN
         value["invalid_judgments"] = float((not a["valid"]) + (not d["valid"]))
         explanation = "\n".join(
-            f"{side}: " + (", ".join(f"{name} {r['scores'][key]:g}" for key, name in judge.DIMENSIONS) if r["valid"] else f"invalid ({r['error']})")
+            f"{side}: "
+            + (
+                ", ".join(f"{name} {r['scores'][key]:g}" for key, name in judge.DIMENSIONS)
+                if r["valid"]
+                else f"invalid ({r['error']})"
+            )
             for side, r in (("authentic", a), ("degraded", d))
         )
         return Score(
             value=value,
             answer=state.metadata["degraded"],
             explanation=explanation,
-            metadata={"authentic": a, "degraded": d, "rubric_version": judge.RUBRIC_VERSION, "rubric_hash": judge.rubric_hash()},
+            metadata={
+                "authentic": a,
+                "degraded": d,
+                "rubric_version": judge.RUBRIC_VERSION,
+                "rubric_hash": judge.rubric_hash(),
+            },
         )
 
     return score
 
 
 @task
-def judge_calibration(degradation: str | list[str] | None = None, seed: int = 0, cipai: str | list[str] | None = None) -> Task:
+def judge_calibration(
+    degradation: str | list[str] | None = None, seed: int = 0, cipai: str | list[str] | None = None
+) -> Task:
     """Authentic corpus poems against degraded copies, rated by the judge (120 per degradation)."""
-    kinds = ([d.strip() for d in degradation.split(",")] if isinstance(degradation, str) else list(degradation)) if degradation else list(DEGRADATIONS)
+    kinds = (
+        ([d.strip() for d in degradation.split(",")] if isinstance(degradation, str) else list(degradation))
+        if degradation
+        else list(DEGRADATIONS)
+    )
     for k in kinds:
         if k not in DEGRADATIONS:
             raise ValueError(f"unknown degradation {k!r}; expected some of {', '.join(DEGRADATIONS)}")

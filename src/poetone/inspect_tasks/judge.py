@@ -100,7 +100,12 @@ def songci_judge(graders: str | list[str] | None = None, max_tokens: int = 512) 
         value = {key: (_NAN if v is None else v) for key, v in means.items()}
         value["invalid_judgments"] = float(sum(not r["valid"] for r in results))
         lines = [
-            f"{r['grader']}: " + ("，".join(f"{name}{r['scores'][key]:g}" for key, name in judge.DIMENSIONS) + f"。{r['reason']}" if r["valid"] else f"invalid judgment ({r['error']})")
+            f"{r['grader']}: "
+            + (
+                "，".join(f"{name}{r['scores'][key]:g}" for key, name in judge.DIMENSIONS) + f"。{r['reason']}"
+                if r["valid"]
+                else f"invalid judgment ({r['error']})"
+            )
             for r in results
         ]
         return Score(value=value, answer=poem, explanation="\n".join(lines), metadata=meta | {"judgments": results})

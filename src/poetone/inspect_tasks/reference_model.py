@@ -23,12 +23,14 @@ class ReferenceModel(ModelAPI):
         model_name: str,
         base_url: str | None = None,
         api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
+        config: GenerateConfig | None = None,
         **model_args: Any,
     ) -> None:
         if model_name not in MODELS:
-            raise ValueError(f"unknown poetone model {model_name!r}; poetone provides {', '.join('poetone/' + m for m in MODELS)}")
-        super().__init__(model_name, base_url, api_key, [], config)
+            raise ValueError(
+                f"unknown poetone model {model_name!r}; poetone provides {', '.join('poetone/' + m for m in MODELS)}"
+            )
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
 
     async def generate(
         self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig

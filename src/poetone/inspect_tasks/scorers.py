@@ -63,7 +63,9 @@ def to_score(result: dict[str, Any], strategy: str) -> Score:
     if result["valid"]:
         explanation = f"{result['variant']} · S={result['conformity']:.3f}\n{result.get('rendering', '')}"
         if result.get("copied"):
-            explanation = f"copied: {result['copy_overlap']:.0%} of the poet's own 下阕 reused → scored 0\n" + explanation
+            explanation = (
+                f"copied: {result['copy_overlap']:.0%} of the poet's own 下阕 reused → scored 0\n" + explanation
+            )
     else:
         explanation = f"invalid output, scored 0: {result['reason']}"
     metadata = {k: v for k, v in result.items() if k not in COMPONENTS and k != "rendering"}
