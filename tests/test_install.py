@@ -62,6 +62,19 @@ def test_fresh_venv_install_lm_eval_tasks_and_clean_uninstall(tmp_path: Path) ->
     results = json.loads(next((elsewhere / "out").rglob("results_*.json")).read_text(encoding="utf-8"))
     assert results["results"]["songci_oneshot"]["conformity,none"] == pytest.approx(1.0)
 
+    # Inspect finds the tasks and the reference model through the inspect_ai entry point
+    inspected = _run(
+        [py, "-m", "inspect_ai", "eval", "poetone/completion", "--model", "poetone/reference", "--limit", "3",
+         "--log-dir", str(elsewhere / "logs"), "--display", "none"],
+        elsewhere,
+    )  # fmt: skip
+    assert inspected.returncode == 0, inspected.stderr[-3000:]
+    shown = _run([py, "-m", "inspect_ai", "log", "dump", str(next((elsewhere / "logs").glob("*.eval")))], elsewhere)
+    log = json.loads(shown.stdout)
+    assert log["status"] == "success" and log["eval"]["task"] == "poetone/completion"
+    assert log["results"]["completed_samples"] == 3
+    assert log["results"]["scores"][0]["metrics"]["mean"]["value"] > 0.9
+
     removed = _run([py, "-m", "pip", "uninstall", "-y", "poetone"], tmp_path)
     assert removed.returncode == 0, removed.stderr[-3000:]
     assert not (site / "poetone-lm-eval.pth").exists()

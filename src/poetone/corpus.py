@@ -136,7 +136,7 @@ def load_records() -> list[dict[str, Any]]:
     return _parse(text.splitlines(), f"poetone/{_DATA}")
 
 
-def _resolve_cipai(name: str) -> str:
+def resolve_cipai(name: str) -> str:
     if name in CIPAI:
         return name
     from poetone.metadata import load_cipai
@@ -147,7 +147,7 @@ def _resolve_cipai(name: str) -> str:
     return canonical
 
 
-def _resolve_theme(theme: str) -> str:
+def resolve_theme(theme: str) -> str:
     if theme in THEMES:
         return theme
     for key, label in THEMES.items():
@@ -166,10 +166,10 @@ def load(cipai: str | None = None, theme: str | None = None) -> datasets.Dataset
 
     records = load_records()
     if cipai is not None:
-        name = _resolve_cipai(cipai)
+        name = resolve_cipai(cipai)
         records = [r for r in records if r["cipai"] == name]
     if theme is not None:
-        key = _resolve_theme(theme)
+        key = resolve_theme(theme)
         records = [r for r in records if r["theme"] == key]
     features = datasets.Features({name: datasets.Value("string") for name in FIELDS})
     columns = {name: [r[name] for r in records] for name in FIELDS}  # from_list rejects an empty list

@@ -55,14 +55,18 @@ def _pool() -> dict[int, tuple[str, ...]]:
 
 def replace_chars(text: str, rng: random.Random, share: float = 0.5) -> str:
     """About ``share`` of the non-final characters of each clause replaced, each by a different
-    character of the same tone mask; clause-final characters (the rhymes) are kept."""
+    character of the same tone mask; clause-final characters (the rhymes) and repeated characters are kept."""
     if not 0.0 < share <= 1.0:
         raise ValueError(f"share must be in (0, 1], got {share}")
     tones, pool = tone_table("classical"), _pool()
     parts = _clauses(text)
     for i in range(1, len(parts), 2):
         clause = list(parts[i])
-        inner = [j for j in range(len(clause) - 1) if tones.get(clause[j]) in pool]
+        inner = [  # repeated characters (错错错, 叠字) stay: replacing one would break the 叠
+            j
+            for j in range(len(clause) - 1)
+            if tones.get(clause[j]) in pool and clause[j] != clause[j + 1] and (j == 0 or clause[j] != clause[j - 1])
+        ]
         for j in rng.sample(inner, k=max(1, round(share * len(inner)))) if inner else ():
             options = pool[tones[clause[j]]]
             new = clause[j]

@@ -77,8 +77,8 @@ def answer_for_message(user_message: str) -> str:
     labels = {label: key for key, label in corpus.THEMES.items()}
     if cipai_m and theme_m and theme_m.group(1) in labels:
         try:
-            name = corpus._resolve_cipai(cipai_m.group(1))
-        except ValueError:
+            name: str | None = corpus.resolve_cipai(cipai_m.group(1))
+        except (ValueError, KeyError):  # UnknownCipaiError is a KeyError
             name = None
         if name is not None:
             return _records()[f"{corpus.SLUGS[name]}-{labels[theme_m.group(1)]}"]["text"]

@@ -22,6 +22,7 @@ from poetone import corpus, judge
 from poetone.degrade import DEGRADATIONS, degrade
 from poetone.inspect_tasks.judge import GRADER_ROLE, rate
 from poetone.inspect_tasks.scorers import total
+from poetone.inspect_tasks.songci import parse_names
 
 _NAN = float("nan")
 
@@ -117,15 +118,11 @@ def judge_calibration(
     degradation: str | list[str] | None = None, seed: int = 0, cipai: str | list[str] | None = None
 ) -> Task:
     """Authentic corpus poems against degraded copies, rated by the judge (120 per degradation)."""
-    kinds = (
-        ([d.strip() for d in degradation.split(",")] if isinstance(degradation, str) else list(degradation))
-        if degradation
-        else list(DEGRADATIONS)
-    )
+    kinds = parse_names(degradation) or list(DEGRADATIONS)
     for k in kinds:
         if k not in DEGRADATIONS:
             raise ValueError(f"unknown degradation {k!r}; expected some of {', '.join(DEGRADATIONS)}")
-    names = ([c.strip() for c in cipai.split(",")] if isinstance(cipai, str) else list(cipai)) if cipai else None
+    names = [corpus.resolve_cipai(c) for c in parse_names(cipai) or []] or None
     return Task(
         dataset=calibration_dataset(kinds, seed, names),
         solver=rate_pair(),

@@ -46,7 +46,7 @@ def record_to_sample(record: dict[str, Any]) -> Sample:
     )
 
 
-def _names(value: str | list[str] | tuple[str, ...] | None) -> list[str] | None:
+def parse_names(value: str | list[str] | tuple[str, ...] | None) -> list[str] | None:
     """``-T cipai=念奴娇,水调歌头`` arrives as one string; a YAML list arrives as a list."""
     if value is None or value == "":
         return None
@@ -57,7 +57,7 @@ def _names(value: str | list[str] | tuple[str, ...] | None) -> list[str] | None:
 def songci_dataset(
     strategies: list[str], cipai: str | list[str] | None = None, theme: str | list[str] | None = None
 ) -> MemoryDataset:
-    prompts_ = build_eval_set(strategies, cipai=_names(cipai), theme=_names(theme), critic=Critic())
+    prompts_ = build_eval_set(strategies, cipai=parse_names(cipai), theme=parse_names(theme), critic=Critic())
     if not prompts_:
         raise ValueError(f"no prompts for strategy={strategies} cipai={cipai} theme={theme}")
     name = "songci" if len(strategies) > 1 else f"songci_{strategies[0]}"
@@ -115,7 +115,7 @@ def songci(
     max_tokens: int | None = None,
 ) -> Task:
     """Songci generation under the given strategies (all five when omitted)."""
-    strategies = _names(strategy) or list(prompts.STRATEGIES)
+    strategies = parse_names(strategy) or list(prompts.STRATEGIES)
     for s in strategies:
         if s not in prompts.STRATEGIES:
             raise ValueError(f"unknown strategy {s!r}; expected some of {', '.join(prompts.STRATEGIES)}")
