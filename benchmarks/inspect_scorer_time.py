@@ -11,11 +11,11 @@ import asyncio
 import time
 
 from inspect_ai.model import ModelName, ModelOutput
-from inspect_ai.scorer import Target
+from inspect_ai.scorer import Scorer, Target
 from inspect_ai.solver import TaskState
 
 from poetone.inspect_tasks.scorers import conformity
-from poetone.inspect_tasks.songci import songci_dataset
+from poetone.inspect_tasks.tasks import songci_dataset
 from poetone.prompts import STRATEGIES
 from poetone.reference import answer_for_message
 
@@ -36,7 +36,7 @@ def states() -> list[TaskState]:
     return out
 
 
-async def run(score, batch: list[TaskState]) -> float:  # noqa: ANN001
+async def run(score: Scorer, batch: list[TaskState]) -> float:
     start = time.perf_counter()
     for state in batch:
         await score(state, state.target)

@@ -10,7 +10,7 @@ translates it into Inspect's shapes.
 from poetone.inspect_tasks.calibration import judge_calibration
 from poetone.inspect_tasks.judge import songci_judge
 from poetone.inspect_tasks.scorers import conformity
-from poetone.inspect_tasks.songci import completion, cot, instruction, one_shot, songci, zero_shot
+from poetone.inspect_tasks.tasks import completion, cot, instruction, one_shot, songci, zero_shot
 
 __all__ = [
     "completion",

@@ -22,7 +22,7 @@ from poetone import corpus, judge
 from poetone.degrade import DEGRADATIONS, degrade
 from poetone.inspect_tasks.judge import GRADER_ROLE, rate
 from poetone.inspect_tasks.scorers import total
-from poetone.inspect_tasks.songci import parse_names
+from poetone.inspect_tasks.tasks import parse_names
 
 _NAN = float("nan")
 
