@@ -172,8 +172,14 @@ def copy_overlap(lower: str, original: str) -> float:
     return sum((ours & theirs).values()) / total if total else 0.0
 
 
-def score_answer(prompt: SongciPrompt | dict[str, Any], answer: str, critic: Critic) -> dict[str, Any]:
-    """Metrics and diagnostics of one model answer. An answer with no poem is invalid and scores 0."""
+def score_answer(
+    prompt: SongciPrompt | dict[str, Any], answer: str, critic: Critic, diagnostics: bool = True
+) -> dict[str, Any]:
+    """Metrics and diagnostics of one model answer. An answer with no poem is invalid and scores 0.
+
+    ``diagnostics=False`` skips the rendering and the per-character details (most of the cost)
+    where only the numbers are wanted, as in a reward.
+    """
     p = prompt if isinstance(prompt, dict) else prompt.as_record()
     strategy, cipai = p["strategy"], p["cipai"]
     extraction = extract_poem(answer or "", cipai)
@@ -205,7 +211,7 @@ def score_answer(prompt: SongciPrompt | dict[str, Any], answer: str, critic: Cri
         out["copy_overlap"] = round(overlap, 4)
     if strategy == "cot":
         out["analysis"] = _analysis_of(answer or "")
-    if valid:
+    if valid and diagnostics:
         out["rendering"] = result.render()
         out["details"] = result.details()
     return out

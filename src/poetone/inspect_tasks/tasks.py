@@ -21,6 +21,7 @@ from inspect_ai.solver import generate
 from poetone import prompts
 from poetone.critic import Critic
 from poetone.inspect_tasks.judge import songci_judge
+from poetone.inspect_tasks.revise import critic_revise
 from poetone.inspect_tasks.scorers import conformity
 from poetone.songci import build_eval_set
 
@@ -74,6 +75,7 @@ def songci_task(
     temperature: float = TEMPERATURE,
     top_p: float = TOP_P,
     max_tokens: int | None = None,
+    revise: int = 0,
 ) -> Task:
     scorers: list[Scorer] = [conformity(profile=profile)]
     if judge:
@@ -82,7 +84,7 @@ def songci_task(
         max_tokens = MAX_TOKENS_COT if "cot" in strategies else MAX_TOKENS
     return Task(
         dataset=songci_dataset(strategies, cipai, theme),
-        solver=generate(),
+        solver=critic_revise(rounds=revise, profile=profile) if revise else generate(),
         scorer=scorers,
         config=GenerateConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens),
         metadata={
@@ -91,6 +93,7 @@ def songci_task(
             "prompt_hash": prompts.prompt_hash(),
             "profile": profile,
             "strategies": strategies,
+            "revise": revise,
         },
         version=prompts.PROMPT_VERSION,
     )
@@ -113,13 +116,14 @@ def songci(
     temperature: float = TEMPERATURE,
     top_p: float = TOP_P,
     max_tokens: int | None = None,
+    revise: int = 0,
 ) -> Task:
     """Songci generation under the given strategies (all five when omitted)."""
     strategies = parse_names(strategy) or list(prompts.STRATEGIES)
     for s in strategies:
         if s not in prompts.STRATEGIES:
             raise ValueError(f"unknown strategy {s!r}; expected some of {', '.join(prompts.STRATEGIES)}")
-    return songci_task(strategies, cipai, theme, profile, judge, graders, temperature, top_p, max_tokens)
+    return songci_task(strategies, cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
 
 
 @task
@@ -132,9 +136,10 @@ def zero_shot(
     temperature: float = TEMPERATURE,
     top_p: float = TOP_P,
     max_tokens: int | None = None,
+    revise: int = 0,
 ) -> Task:
     """Write a ci to a cipai and theme, with no example."""
-    return songci_task(["zero_shot"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens)
+    return songci_task(["zero_shot"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
 
 
 @task
@@ -147,9 +152,10 @@ def one_shot(
     temperature: float = TEMPERATURE,
     top_p: float = TOP_P,
     max_tokens: int | None = None,
+    revise: int = 0,
 ) -> Task:
     """Write a ci after one authentic example of the same cipai (another theme)."""
-    return songci_task(["one_shot"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens)
+    return songci_task(["one_shot"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
 
 
 @task
@@ -162,9 +168,10 @@ def completion(
     temperature: float = TEMPERATURE,
     top_p: float = TOP_P,
     max_tokens: int | None = None,
+    revise: int = 0,
 ) -> Task:
     """Write the 下阕 after a given 上阕; a copy of the poet's own 下阕 scores 0."""
-    return songci_task(["completion"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens)
+    return songci_task(["completion"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
 
 
 @task
@@ -177,9 +184,10 @@ def instruction(
     temperature: float = TEMPERATURE,
     top_p: float = TOP_P,
     max_tokens: int | None = None,
+    revise: int = 0,
 ) -> Task:
     """Write a ci with the form's rules (line lengths, tones, rhymes) spelt out."""
-    return songci_task(["instruction"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens)
+    return songci_task(["instruction"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
 
 
 @task
@@ -192,6 +200,7 @@ def cot(
     temperature: float = TEMPERATURE,
     top_p: float = TOP_P,
     max_tokens: int | None = None,
+    revise: int = 0,
 ) -> Task:
     """Analyse the form first (kept in the log, not scored), then write the ci."""
-    return songci_task(["cot"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens)
+    return songci_task(["cot"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
