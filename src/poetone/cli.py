@@ -151,6 +151,17 @@ def cmd_cipai(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bon(args: argparse.Namespace) -> int:
+    from poetone.bon import build, format_summary
+
+    selection = build(args.logs, args.out, min_score=args.min_score)
+    for error in selection.errors:
+        print(f"poetone: skipped {error}", file=sys.stderr)
+    print(format_summary(selection.summary))
+    print(f"{len(selection.rows)} training rows in {args.out}/train.jsonl (and {args.out}/dataset, {args.out}/summary.json)")
+    return 1 if selection.errors else 0
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default="default", choices=sorted(PROFILES), help="critic profile (default: %(default)s)")
     p.add_argument("--metadata", help="a cipai file or folder of our schema, or an official PoeTone metadata file")
@@ -180,6 +191,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="score a canonical poem and print the rendering")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("bon", help="best-of-N: an SFT dataset of the best-scoring candidate per prompt")
+    p.add_argument("logs", nargs="+", help="Inspect logs (.eval, .json) and lm-eval samples_*.jsonl, or folders of them")
+    p.add_argument("--out", required=True, help="output folder: train.jsonl, dataset/, summary.json")
+    p.add_argument("--min-score", type=float, default=0.0, help="drop prompts whose best conformity is below this")
+    p.set_defaults(func=cmd_bon)
+
+    from poetone.sft import add_parser as add_sft_parser
+
+    add_sft_parser(sub)
 
     p = sub.add_parser("cipai", help="list, show or validate cipai metadata")
     csub = p.add_subparsers(dest="action", required=True)

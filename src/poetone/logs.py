@@ -56,6 +56,23 @@ class Candidate:
         return self.valid and not self.copied
 
 
+@dataclass(slots=True)
+class RunInfo:
+    """What a report must record about one log file: who ran what, when, and how."""
+
+    source: str
+    framework: str
+    model: str
+    task: str
+    created: str
+    samples: int
+    epochs: int
+    generation: dict[str, Any]
+    profile: str
+    prompt_hashes: list[str]
+    versions: dict[str, str]
+
+
 @cache
 def _critic(profile: str) -> Critic:
     return Critic(profile=profile)
@@ -85,25 +102,36 @@ def log_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def read_candidates(paths: Iterable[str | Path]) -> tuple[list[Candidate], list[str]]:
     """All candidates of all files, in file order then sample order; plus one error per bad file."""
-    candidates: list[Candidate] = []
-    errors: list[str] = []
-    for path in log_files(paths):
-        try:
-            candidates.extend(read_file(path))
-        except LogError as exc:
-            errors.append(str(exc))
+    candidates, _, errors = read_runs(paths)
     return candidates, errors
 
 
-def read_file(path: Path) -> list[Candidate]:
+def read_runs(paths: Iterable[str | Path]) -> tuple[list[Candidate], list[RunInfo], list[str]]:
+    """Candidates, one RunInfo per file read, and one error per file that could not be read."""
+    candidates: list[Candidate] = []
+    runs: list[RunInfo] = []
+    errors: list[str] = []
+    for path in log_files(paths):
+        try:
+            found, info = read_file(path)
+        except LogError as exc:
+            errors.append(str(exc))
+            continue
+        candidates.extend(found)
+        runs.append(info)
+    return candidates, runs, errors
+
+
+def read_file(path: Path) -> tuple[list[Candidate], RunInfo]:
     if path.name.startswith("samples_") and path.suffix == ".jsonl":
-        return list(_read_lm_eval(path))
+        found = list(_read_lm_eval(path))
+        return found, _lm_eval_info(path, found)
     if path.suffix in (".eval", ".json"):
-        return list(_read_inspect(path))
+        return _read_inspect(path)
     raise LogError(f"{path}: not an Inspect log (.eval, .json) or an lm-eval samples_*.jsonl file")
 
 
-def _read_inspect(path: Path) -> Iterator[Candidate]:
+def _read_inspect(path: Path) -> tuple[list[Candidate], RunInfo]:
     from inspect_ai.log import read_eval_log
 
     try:
@@ -112,6 +140,27 @@ def _read_inspect(path: Path) -> Iterator[Candidate]:
         raise LogError(f"{path}: not a readable Inspect log ({type(exc).__name__}: {str(exc)[:200]})") from None
     if not log.samples:
         raise LogError(f"{path}: the Inspect log holds no samples (status {log.status})")
+    found = list(_inspect_candidates(path, log))
+    generation = {k: v for k, v in log.plan.config.model_dump(exclude_none=True).items()}
+    generation.update(log.eval.model_generate_config.model_dump(exclude_none=True))  # the command line wins
+    meta = log.eval.metadata or {}
+    info = RunInfo(
+        source=str(path),
+        framework="inspect",
+        model=log.eval.model,
+        task=log.eval.task,
+        created=str(log.eval.created),
+        samples=len(log.samples),
+        epochs=int(log.eval.config.epochs or 1),
+        generation=generation,
+        profile=str(meta.get("profile", "default")),
+        prompt_hashes=sorted({c.prompt_hash for c in found if c.prompt_hash}),
+        versions={k: str(v) for k, v in (log.eval.packages or {}).items()},
+    )
+    return found, info
+
+
+def _inspect_candidates(path: Path, log: Any) -> Iterator[Candidate]:
     model = log.eval.model
     for sample in log.samples:
         meta = sample.metadata or {}
@@ -121,6 +170,10 @@ def _read_inspect(path: Path) -> Iterator[Candidate]:
         system = next((m.text for m in messages if m.role == "system"), "")
         user = next((m.text for m in messages if m.role == "user"), sample.input if isinstance(sample.input, str) else "")
         answer = sample.output.completion if sample.output else ""
+        extra: dict[str, Any] = {"upper": meta.get("upper", ""), "original_lower": meta.get("original_lower", "")}
+        judged = (sample.scores or {}).get("songci_judge")
+        if judged is not None and isinstance(judged.value, dict):
+            extra["judge"] = {k: float(v) for k, v in judged.value.items()}
         score = (sample.scores or {}).get("conformity")
         if score is not None and isinstance(score.value, dict):
             value, smeta = score.value, score.metadata or {}
@@ -149,21 +202,53 @@ def _read_inspect(path: Path) -> Iterator[Candidate]:
             tonal=float(value["tonal"]),
             rhyme=float(value["rhyme"]),
             prompt_hash=meta.get("prompt_hash", ""),
-            extra={"upper": meta.get("upper", ""), "original_lower": meta.get("original_lower", "")},
+            profile=str(meta.get("profile") or (log.eval.metadata or {}).get("profile", "default")),
+            extra=extra,
         )
 
 
-def _lm_eval_model(samples: Path) -> str:
-    """The model name from the results file written in the same run (same timestamp suffix)."""
+def _lm_eval_results(samples: Path) -> dict[str, Any]:
+    """The results file written in the same run as a samples file (same timestamp suffix)."""
     stamp = samples.stem.rsplit("_", 1)[-1]
     for results in sorted(samples.parent.glob("results_*.json")):
         if results.stem.endswith(stamp):
             try:
-                data = json.loads(results.read_text(encoding="utf-8"))
+                return json.loads(results.read_text(encoding="utf-8"))
             except (OSError, ValueError):
-                break
-            return str(data.get("model_name") or data.get("config", {}).get("model_args", {}).get("model") or data.get("config", {}).get("model") or "unknown")
-    return "unknown"
+                return {}
+    return {}
+
+
+def _lm_eval_info(path: Path, found: list[Candidate]) -> RunInfo:
+    results = _lm_eval_results(path)
+    task = path.stem[len("samples_") :].rsplit("_", 1)[0]
+    task_config = results.get("configs", {}).get(task, {})
+    generation = dict(task_config.get("generation_kwargs") or {})
+    generation.update(results.get("config", {}).get("gen_kwargs") or {})
+    created = results.get("date")
+    return RunInfo(
+        source=str(path),
+        framework="lm-eval",
+        model=found[0].model if found else _lm_eval_model(path),
+        task=task,
+        created=str(created) if created is not None else "",
+        samples=len({c.prompt_id for c in found}),
+        epochs=int(task_config.get("repeats") or 1),
+        generation=generation,
+        profile=found[0].profile if found else "default",
+        prompt_hashes=sorted({c.prompt_hash for c in found if c.prompt_hash}),
+        versions={"lm_eval": str(results.get("lm_eval_version", ""))},
+    )
+
+
+def _lm_eval_model(samples: Path) -> str:
+    """The model name from the results file written in the same run (same timestamp suffix)."""
+    data = _lm_eval_results(samples)
+    if not data:
+        return "unknown"
+    config = data.get("config", {})
+    model_args = config.get("model_args") if isinstance(config.get("model_args"), dict) else {}
+    return str(data.get("model_name") or model_args.get("model") or model_args.get("pretrained") or config.get("model") or "unknown")
 
 
 def _read_lm_eval(path: Path) -> Iterator[Candidate]:
