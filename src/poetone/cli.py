@@ -162,6 +162,17 @@ def cmd_bon(args: argparse.Namespace) -> int:
     return 1 if selection.errors else 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from poetone.report import build_report
+
+    report = build_report(args.logs, args.out, n_boot=args.bootstrap, seed=args.seed)
+    for error in report.errors:
+        print(f"poetone: skipped {error}", file=sys.stderr)
+    runs = report.record["runs"]
+    print(f"report of {len(runs)} run(s), {report.record['candidates']} answers: {args.out}/report.md, report.html, *.csv, *.png")
+    return 1 if report.errors else 0
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default="default", choices=sorted(PROFILES), help="critic profile (default: %(default)s)")
     p.add_argument("--metadata", help="a cipai file or folder of our schema, or an official PoeTone metadata file")
@@ -197,6 +208,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output folder: train.jsonl, dataset/, summary.json")
     p.add_argument("--min-score", type=float, default=0.0, help="drop prompts whose best conformity is below this")
     p.set_defaults(func=cmd_bon)
+
+    p = sub.add_parser("report", help="tables, intervals, paired tests and figures from Inspect logs and lm-eval outputs")
+    p.add_argument("logs", nargs="+", help="Inspect logs (.eval, .json), lm-eval output folders or samples_*.jsonl")
+    p.add_argument("--out", required=True, help="output folder: report.md, report.html, one CSV per table, PNG figures")
+    p.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap resamples (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    p.set_defaults(func=cmd_report)
 
     from poetone.sft import add_parser as add_sft_parser
 

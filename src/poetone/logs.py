@@ -111,7 +111,13 @@ def read_runs(paths: Iterable[str | Path]) -> tuple[list[Candidate], list[RunInf
     candidates: list[Candidate] = []
     runs: list[RunInfo] = []
     errors: list[str] = []
-    for path in log_files(paths):
+    existing = []
+    for raw in paths:
+        if Path(raw).exists():
+            existing.append(raw)
+        else:
+            errors.append(f"{raw}: no such file or folder")
+    for path in log_files(existing):
         try:
             found, info = read_file(path)
         except LogError as exc:
