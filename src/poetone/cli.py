@@ -173,6 +173,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 1 if report.errors else 0
 
 
+def cmd_probe(args: argparse.Namespace) -> int:
+    from poetone.probe import run_probes, to_markdown, write
+
+    results, errors = run_probes(args.logs, encoder=args.encoder, folds=args.folds, seed=args.seed)
+    for error in errors:
+        print(f"poetone: skipped {error}", file=sys.stderr)
+    print(to_markdown(results))
+    if args.out:
+        print(f"written to {write(results, errors, args.out)}/probes.md and probes.json")
+    return 1 if errors else 0
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default="default", choices=sorted(PROFILES), help="critic profile (default: %(default)s)")
     p.add_argument("--metadata", help="a cipai file or folder of our schema, or an official PoeTone metadata file")
@@ -215,6 +227,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap resamples (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("probe", help="cipai, theme and human-vs-model classification probes")
+    p.add_argument("logs", nargs="*", help="Inspect logs or lm-eval outputs with generated poems (none: canonical only)")
+    p.add_argument("--out", help="folder for probes.md and probes.json")
+    p.add_argument("--encoder", help="a local Chinese BERT folder: adds the embeddings + SVM pipeline")
+    p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_probe)
 
     from poetone.sft import add_parser as add_sft_parser
 
