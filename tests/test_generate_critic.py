@@ -184,6 +184,17 @@ def test_bon_from_lm_eval_repeats(tmp_path: Path) -> None:
         assert row["model"] == "stubmodel"
     (summary,) = selection.summary
     assert summary["prompts"] == 12 and summary["candidates_per_prompt"] == 3
+    # the report reads the same lm-eval output folder: every repeat re-scored, avg and best per prompt
+    from poetone.report import build_report
+
+    rep = build_report([tmp_path / "out"], tmp_path / "report", n_boot=300)
+    (row,) = next(t for t in rep.tables if t.name == "main").rows
+    assert (row["model"], row["strategy"], row["prompts"], row["epochs"]) == ("stubmodel", "zero_shot", 12, 3)
+    avg = [fmean(score_answer(PROMPTS[r["prompt_id"]], a, CRITIC)["conformity"] for a in sent[PROMPTS[r["prompt_id"]].user]) for r in selection.rows]
+    assert row["conformity_avg"]["mean"] == pytest.approx(fmean(avg))
+    assert row["conformity_best"]["mean"] == pytest.approx(fmean(r["conformity"] for r in selection.rows))
+    (run,) = rep.record["runs"]
+    assert run["framework"] == "lm-eval" and run["epochs"] == 3 and run["generation"]["temperature"] == 0.7
 
 
 # ---------------------------------------------------------------------------- reward

@@ -216,3 +216,28 @@ def test_bootstrap_intervals_cover_the_truth_at_about_the_nominal_rate() -> None
 def test_holm_on_a_known_example() -> None:
     # Holm (1979)-style worked example: p = .01, .04, .03, .005 with m = 4
     assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+
+
+def test_json_logs_and_judge_calibration_logs(tmp_path: Path) -> None:
+    def discerning(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        from poetone.corpus import load_records
+
+        level = 5 if any(r["text"].strip() in input[0].text for r in load_records()) else 2
+        return _output(f'{{"流畅": {level}, "连贯": {level}, "意境": 3}}')
+
+    judge_model = get_model("mockllm/judge", custom_outputs=discerning)
+    (cal,) = inspect_eval("poetone/judge_calibration", model=judge_model, task_args={"cipai": "浣溪沙,念奴娇,卜算子,菩萨蛮"},
+                          log_dir=str(tmp_path / "logs"), log_format="json", display="none")  # fmt: skip
+    (run,) = inspect_eval("poetone/zero_shot", model="poetone/reference", limit=5, log_dir=str(tmp_path / "logs"), log_format="json", display="none")
+    assert cal.status == run.status == "success"
+    assert sorted(p.suffix for p in (tmp_path / "logs").iterdir()) == [".json", ".json"]
+    rep = build_report([tmp_path / "logs"], tmp_path / "out", n_boot=300)
+    (main,) = _table(rep, "main").rows
+    assert main["prompts"] == 5
+    rows = {(r["degradation"], r["dimension"]): r for r in _table(rep, "judge_calibration").rows}
+    assert len(rows) == 2 * 3 and all(r["pairs"] == 24 for r in rows.values())
+    assert rows[("replace_chars", "fluency")]["authentic_higher"]["mean"] == 1.0
+    assert rows[("replace_chars", "fluency")]["verdict"] == "trusted"
+    assert rows[("shuffle_lines", "yijing")]["authentic_higher"]["mean"] == 0.0  # 3 against 3: a tie
+    assert rows[("shuffle_lines", "yijing")]["verdict"].startswith("NOT TRUSTED")
+    assert "NOT TRUSTED" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")

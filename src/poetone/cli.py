@@ -168,8 +168,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     report = build_report(args.logs, args.out, n_boot=args.bootstrap, seed=args.seed)
     for error in report.errors:
         print(f"poetone: skipped {error}", file=sys.stderr)
-    runs = report.record["runs"]
-    print(f"report of {len(runs)} run(s), {report.record['candidates']} answers: {args.out}/report.md, report.html, *.csv, *.png")
+    runs, calibrations = report.record.get("runs", []), report.record.get("calibration_logs", [])
+    print(f"report of {len(runs)} run(s) and {len(calibrations)} judge calibration(s): {args.out}/report.md, report.html, *.csv, *.png")
     return 1 if report.errors else 0
 
 

@@ -25,7 +25,7 @@ from statistics import fmean
 from typing import Any
 
 from poetone import corpus, judge, prompts
-from poetone.logs import Candidate, RunInfo, read_runs
+from poetone.logs import Candidate, RunInfo, log_files, read_runs
 from poetone.stats import Interval, bootstrap_ci, holm, paired_bootstrap
 
 COMPONENTS = ("conformity", "structure", "tonal", "rhyme")
@@ -407,8 +407,68 @@ def reporting_record(runs: list[RunInfo], candidates: list[Candidate], errors: l
     }
 
 
+def _is_calibration(path: Path) -> bool:
+    if path.suffix not in (".eval", ".json"):
+        return False
+    from inspect_ai.log import read_eval_log
+
+    try:
+        return read_eval_log(str(path), header_only=True).eval.task.endswith("judge_calibration")
+    except Exception:  # unreadable: read_runs names it
+        return False
+
+
+def calibration_table(files: list[Path]) -> Table:
+    """Per judge, degradation and dimension: how often the authentic poem was rated higher, and
+    whether the judge can be trusted there (Wilson 95% lower bound above one half)."""
+    from inspect_ai.log import read_eval_log
+
+    from poetone.stats import wilson
+
+    rows = []
+    for path in files:
+        log = read_eval_log(str(path))
+        roles = log.eval.model_roles or {}
+        judge_model = str(getattr(roles.get("grader"), "model", "") or log.eval.model)
+        by_kind: dict[str, list[dict[str, float]]] = defaultdict(list)
+        for sample in log.samples or []:
+            score = (sample.scores or {}).get("prefers_authentic")
+            if score is not None and isinstance(score.value, dict):
+                by_kind[sample.metadata.get("degradation", "?")].append(score.value)
+        for kind, values in sorted(by_kind.items()):
+            for key in JUDGE_KEYS:
+                judged = [v[key] for v in values if not math.isnan(v[key])]
+                iv = wilson(int(sum(judged)), len(judged))
+                trusted = len(judged) > 0 and iv.low > 0.5
+                rows.append(
+                    {"judge": judge_model, "degradation": kind, "dimension": key, "pairs": len(judged),
+                     "authentic_higher": {"mean": iv.estimate, "low": iv.low, "high": iv.high},
+                     "invalid_judgments": int(sum(v["invalid_judgments"] for v in values)),
+                     "verdict": "trusted" if trusted else "NOT TRUSTED: cannot tell the authentic poem from the damaged copy"}
+                )
+    return Table(
+        "judge_calibration", "Judge calibration: authentic poems against degraded copies",
+        ["judge", "degradation", "dimension", "pairs", "authentic_higher", "invalid_judgments", "verdict"], rows,
+        "Rate at which the judge rates the authentic poem strictly higher (ties count as not higher), 95% Wilson interval. "
+        "A dimension is trusted only if the interval's lower bound is above 0.5; report no judge scores on an untrusted one.",
+    )
+
+
 def build_report(paths: Sequence[str | Path], out: str | Path, n_boot: int = 10_000, seed: int = 0) -> Report:
-    candidates, runs, errors = read_runs(paths)
+    existing = [p for p in paths if Path(p).exists()]
+    files = log_files(existing)
+    calibration = [f for f in files if _is_calibration(f)]
+    others = [f for f in files if f not in calibration] + [p for p in paths if not Path(p).exists()]
+    candidates, runs, errors = read_runs(others) if others else ([], [], [])
+    if calibration and not candidates:
+        target = Path(out)
+        target.mkdir(parents=True, exist_ok=True)
+        table = calibration_table(calibration)
+        report = Report([table], [], {"calibration_logs": [str(f) for f in calibration], "skipped_files": errors}, errors)
+        (target / "report.md").write_text(to_markdown(report), encoding="utf-8")
+        (target / "report.html").write_text(to_html(report), encoding="utf-8")
+        write_csv(table, target / f"{table.name}.csv")
+        return report
     if not candidates:
         detail = "; ".join(errors) if errors else "no Inspect log or lm-eval samples file found"
         raise ValueError(f"nothing to report in {', '.join(map(str, paths))}: {detail}")
@@ -416,8 +476,12 @@ def build_report(paths: Sequence[str | Path], out: str | Path, n_boot: int = 10_
     target.mkdir(parents=True, exist_ok=True)
     items = _reduce(candidates)
     tables = [*main_tables(items, n_boot, seed), comparisons(items, n_boot, seed)]
+    record = reporting_record(runs, candidates, errors, n_boot, seed)
+    if calibration:
+        tables.append(calibration_table(calibration))
+        record["calibration_logs"] = [str(f) for f in calibration]
     figures = [heatmap(items, target / "heatmap_conformity.png"), component_bars(items, target / "components.png")]
-    report = Report(tables, figures, reporting_record(runs, candidates, errors, n_boot, seed), errors)
+    report = Report(tables, figures, record, errors)
     (target / "report.md").write_text(to_markdown(report), encoding="utf-8")
     (target / "report.html").write_text(to_html(report), encoding="utf-8")
     for t in tables:
