@@ -126,81 +126,29 @@ def songci(
     return songci_task(strategies, cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
 
 
-@task
-def zero_shot(
-    cipai: str | list[str] | None = None,
-    theme: str | list[str] | None = None,
-    profile: str = "default",
-    judge: bool = False,
-    graders: str | list[str] | None = None,
-    temperature: float = TEMPERATURE,
-    top_p: float = TOP_P,
-    max_tokens: int | None = None,
-    revise: int = 0,
-) -> Task:
-    """Write a ci to a cipai and theme, with no example."""
-    return songci_task(["zero_shot"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
+def _strategy_task(strategy: str, summary: str) -> Any:
+    """One registered task per strategy: the same parameters as ``songci`` but the strategy."""
+
+    def factory(
+        cipai: str | list[str] | None = None,
+        theme: str | list[str] | None = None,
+        profile: str = "default",
+        judge: bool = False,
+        graders: str | list[str] | None = None,
+        temperature: float = TEMPERATURE,
+        top_p: float = TOP_P,
+        max_tokens: int | None = None,
+        revise: int = 0,
+    ) -> Task:
+        return songci_task([strategy], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
+
+    factory.__name__ = factory.__qualname__ = strategy
+    factory.__doc__ = summary
+    return task(name=strategy)(factory)
 
 
-@task
-def one_shot(
-    cipai: str | list[str] | None = None,
-    theme: str | list[str] | None = None,
-    profile: str = "default",
-    judge: bool = False,
-    graders: str | list[str] | None = None,
-    temperature: float = TEMPERATURE,
-    top_p: float = TOP_P,
-    max_tokens: int | None = None,
-    revise: int = 0,
-) -> Task:
-    """Write a ci after one authentic example of the same cipai (another theme)."""
-    return songci_task(["one_shot"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
-
-
-@task
-def completion(
-    cipai: str | list[str] | None = None,
-    theme: str | list[str] | None = None,
-    profile: str = "default",
-    judge: bool = False,
-    graders: str | list[str] | None = None,
-    temperature: float = TEMPERATURE,
-    top_p: float = TOP_P,
-    max_tokens: int | None = None,
-    revise: int = 0,
-) -> Task:
-    """Write the 下阕 after a given 上阕; a copy of the poet's own 下阕 scores 0."""
-    return songci_task(["completion"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
-
-
-@task
-def instruction(
-    cipai: str | list[str] | None = None,
-    theme: str | list[str] | None = None,
-    profile: str = "default",
-    judge: bool = False,
-    graders: str | list[str] | None = None,
-    temperature: float = TEMPERATURE,
-    top_p: float = TOP_P,
-    max_tokens: int | None = None,
-    revise: int = 0,
-) -> Task:
-    """Write a ci with the form's rules (line lengths, tones, rhymes) spelt out."""
-    return songci_task(["instruction"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
-
-
-@task
-def cot(
-    cipai: str | list[str] | None = None,
-    theme: str | list[str] | None = None,
-    profile: str = "default",
-    judge: bool = False,
-    graders: str | list[str] | None = None,
-    temperature: float = TEMPERATURE,
-    top_p: float = TOP_P,
-    max_tokens: int | None = None,
-    revise: int = 0,
-) -> Task:
-    """Analyse the form first (kept in the log, not scored), then write the ci."""
-    return songci_task(["cot"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
+zero_shot = _strategy_task("zero_shot", "Write a ci to a cipai and theme, with no example.")
+one_shot = _strategy_task("one_shot", "Write a ci after one authentic example of the same cipai (another theme).")
+completion = _strategy_task("completion", "Write the 下阕 after a given 上阕; a copy of the poet's own 下阕 scores 0.")
+instruction = _strategy_task("instruction", "Write a ci with the form's rules (line lengths, tones, rhymes) spelt out.")
+cot = _strategy_task("cot", "Analyse the form first (kept in the log, not scored), then write the ci.")
