@@ -61,10 +61,11 @@ def to_score(result: dict[str, Any], strategy: str) -> Score:
     value["invalid"] = float(result["invalid"])
     value["copied"] = float(result["copied"]) if strategy == "completion" else _NAN
     if result["valid"]:
-        explanation = f"{result['variant']} · S={result['conformity']:.3f}\n{result.get('rendering', '')}"
+        # a fenced block: inspect view renders explanations as Markdown, which would merge the lines
+        explanation = f"{result['variant']} · S={result['conformity']:.3f}\n\n```text\n{result.get('rendering', '')}\n```"
         if result.get("copied"):
             explanation = (
-                f"copied: {result['copy_overlap']:.0%} of the poet's own 下阕 reused → scored 0\n" + explanation
+                f"copied: {result['copy_overlap']:.0%} of the poet's own 下阕 reused → scored 0\n\n" + explanation
             )
     else:
         explanation = f"invalid output, scored 0: {result['reason']}"
