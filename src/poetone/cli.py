@@ -237,10 +237,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_probe)
 
     from poetone.bazi.cli import add_parser as add_bazi_parser
+    from poetone.human_eval.cli import add_parser as add_human_eval_parser
     from poetone.sft import add_parser as add_sft_parser
 
     add_sft_parser(sub)
     add_bazi_parser(sub)
+    add_human_eval_parser(sub)
 
     p = sub.add_parser("cipai", help="list, show or validate cipai metadata")
     csub = p.add_subparsers(dest="action", required=True)
