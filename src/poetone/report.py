@@ -368,10 +368,10 @@ def component_bars(items: list[_Prompt], path: Path) -> Path:
         xs = [i + (k_i - 1.5) * width for i in range(len(names))]
         ax.bar(xs, means, width, yerr=[lows, highs], capsize=2, label=key)
     ax.set_xticks(range(len(names)), names, fontsize=8)
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 1.2)
     ax.set_ylabel("score")
     ax.set_title("Components of the formal conformity score (95% bootstrap CI)")
-    ax.legend(ncol=4, fontsize=8, loc="lower right")
+    ax.legend(ncol=4, fontsize=8, loc="upper center", frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=130)
     plt.close(fig)
