@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -265,6 +266,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UnknownCipaiError, MetadataError, FileNotFoundError, ValueError) as exc:
         print(f"poetone: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `poetone cipai show … | head`: the reader left; not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
