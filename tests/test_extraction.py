@@ -208,6 +208,17 @@ def test_interleaved_pinyin_lines_are_dropped() -> None:
 # --- never cut inside the poem ------------------------------------------------------------------------
 
 
+def test_a_stray_accented_letter_inside_a_line_is_a_lacuna_and_the_line_stays() -> None:
+    # 全宋词, 华岳 渔家傲: 回ò绎 (mojibake for a lost character); before, the line split the poem
+    text = "昨夜寿星朝北极。牵牛织女排筵席。闻有谪仙先一夕。方知得。凮流倬底人生日。\n慷慨英雄当路识。鹗书已凝循京秩。试问遐龄谁与敌。回ò绎。撇头添个长长十。"
+    e = extract_poem(text, "渔家傲")
+    assert e.valid and e.poem.endswith("回□绎。撇头添个长长十。") and e.poem.startswith("昨夜寿星")
+    noisy = "好的：\n\n" + text.replace("\n", "\n\n") + "\n\n希望你喜欢。"
+    assert extract_poem(noisy, "渔家傲").poem.replace("\n", "") == e.poem.replace("\n", "")
+    pinyin = "春风又绿江南岸，\nchūn fēng yòu lǜ jiāng nán àn\n明月何时照我还。"
+    assert extract_poem(pinyin).poem == "春风又绿江南岸，\n明月何时照我还。"  # pinyin untouched: dropped
+
+
 def test_line_with_wo_is_kept() -> None:
     ex = extracted(CHIBI, "念奴娇")
     assert ex == CHIBI

@@ -25,6 +25,10 @@ _HAN_CLASS = VERSE + GARBLED
 _HAN = re.compile(f"[{_HAN_CLASS}]")
 # An editor's or a model's note in brackets inside the text: （和陈漕使仙湖韵）, （下缺）, (注：…).
 _BRACKETED = re.compile(r"（[^（）\n]{0,40}）|\([^()\n]{0,40}\)")
+#: One or two accented Latin letters between two Han characters (回ò绎): mojibake standing for a
+#: lost character, kept as a lacuna so the line stays in the poem. Pinyin lines are not touched:
+#: their letters are never flanked by Han on both sides.
+_STRAY_LATIN = re.compile(f"(?<=[{_HAN_CLASS}])[\u00c0-\u024f]{{1,2}}(?=[{_HAN_CLASS}])")
 _LATIN = re.compile(r"[A-Za-zāáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜü]")
 _CLAUSE_SPLIT = re.compile(r"[，。？！；：、,.?!;:\s]+")
 _TITLE_LINE = re.compile(r"^[《〈【\[].*[》〉】\]]$")
@@ -105,7 +109,7 @@ def extract_poem(text: str, cipai: str = "") -> Extraction:
     """Return the poem in ``text``: the largest block of verse lines, stanza breaks kept as newlines."""
     if not isinstance(text, str) or not text.strip():
         return Extraction("", False, "empty output")
-    plain = _BRACKETED.sub("", GARBLED_RE.sub(LACUNA, text.strip()))
+    plain = _BRACKETED.sub("", _STRAY_LATIN.sub(LACUNA, GARBLED_RE.sub(LACUNA, text.strip())))
     if "《" in plain:
         # a title quoted inside a verse line (作《伊凉》) keeps its words; a title line is no verse
         plain = "" if _TITLE_LINE_ANYWHERE.search(plain) else plain.replace("《", "").replace("》", "")
@@ -121,7 +125,7 @@ def extract_poem(text: str, cipai: str = "") -> Extraction:
         if marks >= _MIN_CLAUSES - 1 and len(plain) - marks >= _MIN_HAN:
             return Extraction(plain, True, "", clean=True)
         return _verdict(plain.splitlines())
-    text = _BRACKETED.sub("", GARBLED_RE.sub(LACUNA, _CODE_FENCE.sub("", _strip_reasoning(text))))
+    text = _BRACKETED.sub("", _STRAY_LATIN.sub(LACUNA, GARBLED_RE.sub(LACUNA, _CODE_FENCE.sub("", _strip_reasoning(text)))))
     blocks: list[list[str]] = [[]]
     for raw in text.splitlines():
         stripped = _MARKDOWN.sub("", raw).strip()
