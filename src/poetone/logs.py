@@ -78,6 +78,10 @@ def _critic(profile: str) -> Critic:
     return Critic(profile=profile)
 
 
+#: JSON files Inspect keeps beside its logs (an index, an eval set's state): not logs themselves.
+_NOT_LOGS = frozenset({"logs.json", "eval-set.json", "listing.json"})
+
+
 def log_files(paths: Iterable[str | Path]) -> list[Path]:
     """The log files under the given files and folders: Inspect ``.eval``/``.json`` logs and
     lm-eval ``samples_*.jsonl`` (lm-eval's ``results_*.json`` are read beside their samples)."""
@@ -93,6 +97,7 @@ def log_files(paths: Iterable[str | Path]) -> list[Path]:
                 if p.is_file()
                 and (p.suffix == ".eval" or (p.suffix == ".json" and not p.name.startswith("results_")) or (p.name.startswith("samples_") and p.suffix == ".jsonl"))
                 and not p.name.startswith(".")
+                and p.name not in _NOT_LOGS
             )
             out.extend(found)
         else:
