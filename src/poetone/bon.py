@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
@@ -104,12 +105,17 @@ def select(candidates: list[Candidate], min_score: float = 0.0) -> tuple[list[di
     return rows, summary
 
 
-def data_hash(rows: list[dict[str, Any]]) -> str:
-    """SHA-256 of the training messages in order: what a trained adapter was trained on."""
+def messages_hash(conversations: Iterable[Sequence[dict[str, Any]]]) -> str:
+    """SHA-256 of the training conversations in order (canonical JSON): what an adapter was
+    trained on. ``poetone sft`` records the same hash in its run card."""
     h = hashlib.sha256()
-    for row in rows:
-        h.update(json.dumps(row["messages"], ensure_ascii=False, sort_keys=True).encode())
+    for messages in conversations:
+        h.update(json.dumps(list(messages), ensure_ascii=False, sort_keys=True).encode())
     return h.hexdigest()
+
+
+def data_hash(rows: list[dict[str, Any]]) -> str:
+    return messages_hash(row["messages"] for row in rows)
 
 
 def build(paths: list[str | Path], out: str | Path, min_score: float = 0.0) -> Selection:

@@ -15,7 +15,6 @@ Docs: docs/generate-critic.md.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -26,6 +25,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from poetone.bon import messages_hash as data_hash
 
 if TYPE_CHECKING:
     import datasets
@@ -52,18 +53,6 @@ class SFTData:
     @property
     def sha256(self) -> str:
         return data_hash(self.rows)
-
-
-def data_hash(rows: Sequence[Sequence[dict[str, str]]]) -> str:
-    """SHA-256 over each row's messages as canonical JSON, in order.
-
-    Same recipe as ``poetone.bon.data_hash``, so the card of an adapter can be matched against the
-    ``data_sha256`` of the ``summary.json`` it was trained from.
-    """
-    h = hashlib.sha256()
-    for messages in rows:
-        h.update(json.dumps(list(messages), ensure_ascii=False, sort_keys=True).encode())
-    return h.hexdigest()
 
 
 # --------------------------------------------------------------------------- data
