@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from poetone import corpus
+from poetone.critic import Critic
 from poetone.songci import COPY_THRESHOLD, SongciPrompt, build_eval_set, copy_overlap, split_stanzas
 
 
@@ -41,12 +42,10 @@ def reference_answer(prompt: SongciPrompt | dict[str, Any]) -> str:
 
 def _other_lower(slot: str, original_lower: str) -> str:
     """The 下阕 of the next poem of the same cipai (theme order, wrapping) that is not a copy."""
-    from poetone.critic import Critic
-
     slug, theme = slot.split("-", 1)
     themes = list(corpus.THEMES)
     start = themes.index(theme)
-    critic = _critic(Critic)
+    critic = _critic()
     for step in range(1, len(themes)):
         other = _records()[f"{slug}-{themes[(start + step) % len(themes)]}"]
         _, lower = split_stanzas(other["text"], critic, other["cipai"], other.get("variant"))
@@ -56,8 +55,8 @@ def _other_lower(slot: str, original_lower: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _critic(factory: Any) -> Any:
-    return factory()
+def _critic() -> Critic:
+    return Critic()
 
 
 _CIPAI_IN_PROMPT = re.compile(r"《([^》]+)》")
