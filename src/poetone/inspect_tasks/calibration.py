@@ -10,8 +10,6 @@ of that rate is above one half; otherwise the judge cannot tell the poems apart 
 
 from __future__ import annotations
 
-import math
-
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import get_model
@@ -23,6 +21,7 @@ from poetone.degrade import DEGRADATIONS, degrade
 from poetone.inspect_tasks.judge import GRADER_ROLE, rate
 from poetone.inspect_tasks.scorers import total
 from poetone.inspect_tasks.tasks import parse_names
+from poetone.stats import wilson
 
 _NAN = float("nan")
 
@@ -69,12 +68,9 @@ def trusted() -> Metric:
     """1 when the Wilson 95% lower bound of the preference rate exceeds 0.5, else 0."""
 
     def compute(scores: list[SampleScore]) -> float:
-        n = len(scores)
-        if n == 0:
+        if not scores:
             return 0.0
-        p, z = sum(s.score.as_float() for s in scores) / n, 1.959963984540054
-        low = (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)
-        return 1.0 if low > 0.5 else 0.0
+        return 1.0 if wilson(round(sum(s.score.as_float() for s in scores)), len(scores)).low > 0.5 else 0.0
 
     return compute
 
