@@ -193,7 +193,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="poetone", description="Songci (宋词) formal-conformity critic and tools.")
+    parser = argparse.ArgumentParser(prog="poetone", description="Songci (宋词) evaluation: the formal-conformity critic, corpus, best-of-N and SFT, reports, human evaluation, BaZi.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("score", help="score a poem, or a JSONL file of poems")
