@@ -35,6 +35,7 @@ def test_filters() -> None:
     c = Critic()
     some = build_eval_set(["cot"], cipai=["菩萨蛮", "酹江月"], theme="history_nostalgia", critic=c)
     assert [(p.cipai, p.theme) for p in some] == [("念奴娇", "history_nostalgia"), ("菩萨蛮", "history_nostalgia")]
+    assert [p.theme for p in build_eval_set(["zero_shot"], cipai="浣溪沙", theme="哲理")] == ["philosophical_reflection"]
     with pytest.raises(ValueError, match="unknown theme"):
         build_eval_set(theme="romance", critic=c)
     with pytest.raises(ValueError, match="unknown strategy"):

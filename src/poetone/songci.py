@@ -94,9 +94,8 @@ def build_eval_set(
     # a record's slot is its id's theme: a substituted poem keeps its own theme but fills the slot
     by_cell = {(r["cipai"], r["id"].rsplit("-", 1)[1]): r for r in records}
     wanted_cipai = _as_set(cipai, critic)
-    wanted_theme = {theme} if isinstance(theme, str) else set(theme) if theme is not None else None
-    if wanted_theme and not wanted_theme <= set(themes):
-        raise ValueError(f"unknown theme {sorted(wanted_theme - set(themes))}; expected some of {themes}")
+    # a theme is its key or its Chinese label (哲理); corpus.resolve_theme names the valid ones
+    wanted_theme = None if theme is None else {corpus.resolve_theme(t) for t in ([theme] if isinstance(theme, str) else theme)}
     digest = prompts.prompt_hash()
     out = []
     for strategy in strategies:
