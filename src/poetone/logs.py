@@ -151,6 +151,8 @@ def _read_inspect(path: Path) -> tuple[list[Candidate], RunInfo]:
         raise LogError(f"{path}: not a readable Inspect log ({type(exc).__name__}: {str(exc)[:200]})") from None
     if not log.samples:
         raise LogError(f"{path}: the Inspect log holds no samples (status {log.status})")
+    if "bazi" in log.eval.task:
+        raise LogError(f"{path}: a BaZi log ({log.eval.task}): report it with `poetone bazi report`")
     found = list(_inspect_candidates(path, log))
     generation = {k: v for k, v in log.plan.config.model_dump(exclude_none=True).items()}
     generation.update(log.eval.model_generate_config.model_dump(exclude_none=True))  # the command line wins
