@@ -82,27 +82,33 @@ def _critic(profile: str) -> Critic:
 _NOT_LOGS = frozenset({"logs.json", "eval-set.json", "listing.json"})
 
 
-def log_files(paths: Iterable[str | Path]) -> list[Path]:
-    """The log files under the given files and folders: Inspect ``.eval``/``.json`` logs and
-    lm-eval ``samples_*.jsonl`` (lm-eval's ``results_*.json`` are read beside their samples)."""
-    out: list[Path] = []
+def find_log_files(
+    paths: Iterable[str | Path], samples_prefix: str = "samples_", skip: Iterable[str] = ()
+) -> list[tuple[Path, bool]]:
+    """Inspect ``.eval``/``.json`` logs and lm-eval ``{samples_prefix}*.jsonl`` files under the
+    given files and folders, each with whether it was named explicitly (lm-eval's
+    ``results_*.json`` are read beside their samples, not listed)."""
+    ignored = _NOT_LOGS | set(skip)
+    out: list[tuple[Path, bool]] = []
     for raw in paths:
         path = Path(raw)
         if not path.exists():
             raise LogError(f"{path}: no such file or folder")
-        if path.is_dir():
-            found = sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file()
-                and (p.suffix == ".eval" or (p.suffix == ".json" and not p.name.startswith("results_")) or (p.name.startswith("samples_") and p.suffix == ".jsonl"))
-                and not p.name.startswith(".")
-                and p.name not in _NOT_LOGS
-            )
-            out.extend(found)
-        else:
-            out.append(path)
+        if not path.is_dir():
+            out.append((path, True))
+            continue
+        for p in sorted(path.rglob("*")):
+            if not p.is_file() or p.name.startswith(".") or p.name in ignored:
+                continue
+            inspect_log = p.suffix == ".eval" or (p.suffix == ".json" and not p.name.startswith("results_"))
+            if inspect_log or (p.name.startswith(samples_prefix) and p.suffix == ".jsonl"):
+                out.append((p, False))
     return out
+
+
+def log_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The log files under the given files and folders (see ``find_log_files``)."""
+    return [p for p, _ in find_log_files(paths)]
 
 
 def read_candidates(paths: Iterable[str | Path]) -> tuple[list[Candidate], list[str]]:
@@ -242,7 +248,7 @@ def _lm_eval_info(path: Path, found: list[Candidate]) -> RunInfo:
     return RunInfo(
         source=str(path),
         framework="lm-eval",
-        model=found[0].model if found else _lm_eval_model(path),
+        model=found[0].model if found else lm_eval_model(path),
         task=task,
         created=str(created) if created is not None else "",
         samples=len({c.prompt_id for c in found}),
@@ -254,18 +260,21 @@ def _lm_eval_info(path: Path, found: list[Candidate]) -> RunInfo:
     )
 
 
-def _lm_eval_model(samples: Path) -> str:
-    """The model name from the results file written in the same run (same timestamp suffix)."""
+def lm_eval_model(samples: Path) -> str:
+    """The model of an lm-eval samples file: from the results file of the same run, else the
+    folder lm-eval names after the model."""
     data = _lm_eval_results(samples)
-    if not data:
-        return "unknown"
     config = data.get("config", {})
-    model_args = config.get("model_args") if isinstance(config.get("model_args"), dict) else {}
-    return str(data.get("model_name") or model_args.get("model") or model_args.get("pretrained") or config.get("model") or "unknown")
+    args = config.get("model_args")
+    if isinstance(args, str):  # the command line's "model=…,base_url=…"
+        args = dict(kv.split("=", 1) for kv in args.split(",") if "=" in kv)
+    args = args if isinstance(args, dict) else {}
+    name = args.get("model") or args.get("pretrained") or data.get("model_name") or config.get("model")
+    return str(name) if name else samples.parent.name
 
 
 def _read_lm_eval(path: Path) -> Iterator[Candidate]:
-    model = _lm_eval_model(path)
+    model = lm_eval_model(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from poetone.bazi.parse import score_reply
+from poetone.logs import find_log_files, lm_eval_model
 from poetone.stats import Interval, holm, mcnemar_p, wilson
 
 FAMILIES: tuple[str, ...] = ("theory", "case")
@@ -61,33 +62,11 @@ class Answer:
 # ---------------------------------------------------------------------------- reading
 
 
-def log_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
-    """Inspect logs (``.eval``, ``.json``) and lm-eval ``samples_bazi*.jsonl`` under files and
-    folders, each with whether it was named explicitly."""
-    out: list[tuple[Path, bool]] = []
-    for raw in paths:
-        path = Path(raw)
-        if not path.exists():
-            raise ReportError(f"{path}: no such file or folder")
-        if path.is_file():
-            out.append((path, True))
-            continue
-        for p in sorted(path.rglob("*")):
-            if not p.is_file() or p.name.startswith("."):
-                continue
-            inspect_log = p.suffix == ".eval" or (
-                p.suffix == ".json" and not p.name.startswith("results_") and p.name != "report.json"
-            )
-            if inspect_log or (p.name.startswith("samples_bazi") and p.suffix == ".jsonl"):
-                out.append((p, False))
-    return out
-
-
 def read_answers(paths: Iterable[str | Path]) -> tuple[list[Answer], list[str]]:
     """Every answer of every BaZi log under ``paths``; plus one message per file not read."""
     answers: list[Answer] = []
     errors: list[str] = []
-    for path, explicit in log_files(paths):
+    for path, explicit in find_log_files(paths, samples_prefix="samples_bazi", skip={"report.json"}):
         try:
             answers.extend(read_file(path))
         except NotBazi as exc:
@@ -144,27 +123,8 @@ def _read_inspect(path: Path) -> Iterator[Answer]:
         )
 
 
-def _lm_eval_model(samples: Path) -> str:
-    """The model's name from the results file of the same run (same timestamp suffix)."""
-    stamp = samples.stem.rsplit("_", 1)[-1]
-    for results in sorted(samples.parent.glob(f"results_{stamp}.json")):
-        try:
-            data = json.loads(results.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        config = data.get("config", {})
-        args = config.get("model_args")
-        if isinstance(args, str):
-            args = dict(kv.split("=", 1) for kv in args.split(",") if "=" in kv)
-        args = args if isinstance(args, dict) else {}
-        name = args.get("model") or args.get("pretrained") or data.get("model_name") or config.get("model")
-        if name:
-            return str(name)
-    return samples.parent.name  # lm-eval writes each model's files into a folder named after it
-
-
 def _read_lm_eval(path: Path) -> Iterator[Answer]:
-    model = _lm_eval_model(path)
+    model = lm_eval_model(path)
     task = re.sub(r"_\d{4}-\d{2}-\d{2}T.*$", "", path.stem[len("samples_") :])
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
