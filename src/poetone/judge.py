@@ -8,11 +8,12 @@ these prompts lives in ``poetone.inspect_tasks.judge``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from poetone._hash import short_sha256
 
 RUBRIC_VERSION = "1.0"
 
@@ -72,11 +73,7 @@ RETRY_MESSAGE = '你的回答无法解析。请只输出一个JSON对象，例�
 
 def rubric_hash() -> str:
     """SHA-256 (12 hex digits) of the version, instructions and rubric: recorded with every judgment."""
-    h = hashlib.sha256(RUBRIC_VERSION.encode())
-    h.update(_INSTRUCTIONS.encode())
-    h.update(rubric().encode())
-    h.update(RETRY_MESSAGE.encode())
-    return h.hexdigest()[:12]
+    return short_sha256(RUBRIC_VERSION, _INSTRUCTIONS, rubric(), RETRY_MESSAGE)
 
 
 def judge_prompt(cipai: str, theme_label: str, poem: str) -> str:

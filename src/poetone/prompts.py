@@ -6,8 +6,9 @@ the exact wording that produced it. Change a template → bump the version.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
+
+from poetone._hash import short_sha256
 
 PROMPT_VERSION = "1.0"
 
@@ -48,13 +49,8 @@ BASE_SUFFIX = "\n\n词：\n"
 
 def prompt_hash() -> str:
     """SHA-256 of the version, system message and every template (first 12 hex digits)."""
-    h = hashlib.sha256(PROMPT_VERSION.encode())
-    h.update(SYSTEM.encode())
-    for name in STRATEGIES:
-        h.update(name.encode())
-        h.update(TEMPLATES[name].encode())
-    h.update(BASE_SUFFIX.encode())
-    return h.hexdigest()[:12]
+    parts = [x for name in STRATEGIES for x in (name, TEMPLATES[name])]
+    return short_sha256(PROMPT_VERSION, SYSTEM, *parts, BASE_SUFFIX)
 
 
 def user_message(strategy: str, **fields: str) -> str:

@@ -10,7 +10,6 @@ of exactly what was run. A file that cannot be read is named and the rest are st
 from __future__ import annotations
 
 import csv
-import hashlib
 import html
 import itertools
 import json
@@ -25,6 +24,7 @@ from statistics import fmean
 from typing import Any
 
 from poetone import corpus, judge, prompts
+from poetone._hash import short_sha256
 from poetone.logs import Candidate, RunInfo, log_files, read_runs
 from poetone.stats import Interval, bootstrap_ci, holm, paired_bootstrap
 
@@ -75,13 +75,9 @@ class _Prompt:
 
 def cipai_resource_hash() -> str:
     """SHA-256 (12 hex digits) of the cipai resource shipped with this poetone."""
-    h = hashlib.sha256()
     folder = resources.files("poetone") / "cipai"
-    for item in sorted(folder.iterdir(), key=lambda p: p.name):
-        if item.name.endswith(".json"):
-            h.update(item.name.encode())
-            h.update(item.read_bytes())
-    return h.hexdigest()[:12]
+    files = sorted((p for p in folder.iterdir() if p.name.endswith(".json")), key=lambda p: p.name)
+    return short_sha256(*(part for f in files for part in (f.name, f.read_bytes())))
 
 
 def _reduce(candidates: list[Candidate]) -> list[_Prompt]:

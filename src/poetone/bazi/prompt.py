@@ -6,10 +6,10 @@ recorded with each run.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
+from poetone._hash import short_sha256
 from poetone.bazi.parse import LETTERS
 
 PROMPT_VERSION = "bazi-1"
@@ -29,4 +29,4 @@ def format_prompt(item: Mapping[str, Any]) -> str:
 def prompt_hash() -> str:
     """Changes whenever the wording does: a number is comparable only across equal hashes."""
     probe = {"question": "Q", "context": "C", "options": ["a", "b", "c", "d"]}
-    return hashlib.sha256(format_prompt(probe).encode()).hexdigest()[:12]
+    return short_sha256(format_prompt(probe))
