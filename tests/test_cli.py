@@ -309,31 +309,22 @@ def test_bad_usage_exits_through_argparse(capsys: pytest.CaptureFixture[str]) ->
         main([])
 
 
-def test_real_subprocess(tmp_path: Path) -> None:
+def _poetone(*args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI in a fresh interpreter, as a user runs it."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONIOENCODING": "utf-8"}
-    done = subprocess.run(
-        [sys.executable, "-m", "poetone.cli", "score", "菩萨蛮", PUSA],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=60,
+    return subprocess.run(
+        [sys.executable, "-m", "poetone.cli", *args], cwd=ROOT, env=env, capture_output=True, text=True, encoding="utf-8", timeout=60
     )
+
+
+def test_real_subprocess(tmp_path: Path) -> None:
+    done = _poetone("score", "菩萨蛮", PUSA)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("菩萨蛮 · 正体  conformity 1.000")
     assert "○" in done.stdout
 
     src = jsonl(tmp_path / "in.jsonl", [record(cipai="浣溪沙", text=HUANXISHA), "not json"])
-    done = subprocess.run(
-        [sys.executable, "-m", "poetone.cli", "score", "--jsonl", str(src)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=60,
-    )
+    done = _poetone("score", "--jsonl", str(src))
     assert done.returncode == 1
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(rows) == 2
