@@ -10,6 +10,7 @@ themes = 120 samples per strategy. ``--epochs N`` gives N candidates per prompt 
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from inspect_ai import Task, task
@@ -65,40 +66,6 @@ def songci_dataset(
     return MemoryDataset([record_to_sample(p.as_record()) for p in prompts_], name=name, location="poetone")
 
 
-def songci_task(
-    strategies: list[str],
-    cipai: str | list[str] | None = None,
-    theme: str | list[str] | None = None,
-    profile: str = "default",
-    judge: bool = False,
-    graders: str | list[str] | None = None,
-    temperature: float = TEMPERATURE,
-    top_p: float = TOP_P,
-    max_tokens: int | None = None,
-    revise: int = 0,
-) -> Task:
-    scorers: list[Scorer] = [conformity(profile=profile)]
-    if judge:
-        scorers.append(songci_judge(graders=graders))
-    if max_tokens is None:
-        max_tokens = MAX_TOKENS_COT if "cot" in strategies else MAX_TOKENS
-    return Task(
-        dataset=songci_dataset(strategies, cipai, theme),
-        solver=critic_revise(rounds=revise, profile=profile) if revise else generate(),
-        scorer=scorers,
-        config=GenerateConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens),
-        metadata={
-            "poetone_version": _version(),
-            "prompt_version": prompts.PROMPT_VERSION,
-            "prompt_hash": prompts.prompt_hash(),
-            "profile": profile,
-            "strategies": strategies,
-            "revise": revise,
-        },
-        version=prompts.PROMPT_VERSION,
-    )
-
-
 def _version() -> str:
     from poetone import __version__
 
@@ -123,25 +90,37 @@ def songci(
     for s in strategies:
         if s not in prompts.STRATEGIES:
             raise ValueError(f"unknown strategy {s!r}; expected some of {', '.join(prompts.STRATEGIES)}")
-    return songci_task(strategies, cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
+    scorers: list[Scorer] = [conformity(profile=profile)]
+    if judge:
+        scorers.append(songci_judge(graders=graders))
+    if max_tokens is None:
+        max_tokens = MAX_TOKENS_COT if "cot" in strategies else MAX_TOKENS
+    return Task(
+        dataset=songci_dataset(strategies, cipai, theme),
+        solver=critic_revise(rounds=revise, profile=profile) if revise else generate(),
+        scorer=scorers,
+        config=GenerateConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens),
+        metadata={
+            "poetone_version": _version(),
+            "prompt_version": prompts.PROMPT_VERSION,
+            "prompt_hash": prompts.prompt_hash(),
+            "profile": profile,
+            "strategies": strategies,
+            "revise": revise,
+        },
+        version=prompts.PROMPT_VERSION,
+    )
 
 
 def _strategy_task(strategy: str, summary: str) -> Any:
-    """One registered task per strategy: the same parameters as ``songci`` but the strategy."""
+    """One registered task per strategy: ``songci`` with the strategy fixed. Its signature is
+    songci's without ``strategy``, so Inspect lists and checks the same ``-T`` parameters."""
 
-    def factory(
-        cipai: str | list[str] | None = None,
-        theme: str | list[str] | None = None,
-        profile: str = "default",
-        judge: bool = False,
-        graders: str | list[str] | None = None,
-        temperature: float = TEMPERATURE,
-        top_p: float = TOP_P,
-        max_tokens: int | None = None,
-        revise: int = 0,
-    ) -> Task:
-        return songci_task([strategy], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
+    def factory(**params: Any) -> Task:
+        return songci(strategy=strategy, **params)
 
+    signature = inspect.signature(songci)
+    factory.__signature__ = signature.replace(parameters=[p for n, p in signature.parameters.items() if n != "strategy"])  # type: ignore[attr-defined]
     factory.__name__ = factory.__qualname__ = strategy
     factory.__doc__ = summary
     return task(name=strategy)(factory)
