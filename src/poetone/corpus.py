@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -134,6 +135,12 @@ def load_records() -> list[dict[str, Any]]:
     """
     text = (resources.files("poetone") / _DATA).read_text(encoding="utf-8")
     return _parse(text.splitlines(), f"poetone/{_DATA}")
+
+
+@lru_cache(maxsize=1)
+def records_by_id() -> dict[str, dict[str, Any]]:
+    """The corpus keyed by slot id (``{slug}-{theme}``), parsed once; treat it as read-only."""
+    return {r["id"]: r for r in load_records()}
 
 
 def resolve_cipai(name: str) -> str:

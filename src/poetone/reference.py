@@ -19,11 +19,6 @@ from poetone.songci import COPY_THRESHOLD, SongciPrompt, build_eval_set, copy_ov
 
 
 @lru_cache(maxsize=1)
-def _records() -> dict[str, dict[str, Any]]:
-    return {r["id"]: r for r in corpus.load_records()}
-
-
-@lru_cache(maxsize=1)
 def _prompts_by_user_message() -> dict[str, SongciPrompt]:
     return {p.user: p for p in build_eval_set()}
 
@@ -32,7 +27,7 @@ def reference_answer(prompt: SongciPrompt | dict[str, Any]) -> str:
     """The authentic answer to one prompt of the eval set."""
     p = prompt if isinstance(prompt, dict) else prompt.as_record()
     slot = p["id"].split("-", 1)[1]  # {strategy}-{slug}-{theme} -> {slug}-{theme}
-    records = _records()
+    records = corpus.records_by_id()
     if slot not in records:
         raise ValueError(f"prompt {p['id']!r} names no corpus slot {slot!r}")
     if p["strategy"] != "completion":
@@ -47,7 +42,7 @@ def _other_lower(slot: str, original_lower: str) -> str:
     start = themes.index(theme)
     critic = _critic()
     for step in range(1, len(themes)):
-        other = _records()[f"{slug}-{themes[(start + step) % len(themes)]}"]
+        other = corpus.records_by_id()[f"{slug}-{themes[(start + step) % len(themes)]}"]
         _, lower = split_stanzas(other["text"], critic, other["cipai"], other.get("variant"))
         if copy_overlap(lower, original_lower) < COPY_THRESHOLD:
             return lower
@@ -80,7 +75,7 @@ def answer_for_message(user_message: str) -> str:
         except (ValueError, KeyError):  # UnknownCipaiError is a KeyError
             name = None
         if name is not None:
-            return _records()[f"{corpus.SLUGS[name]}-{labels[theme_m.group(1)]}"]["text"]
+            return corpus.records_by_id()[f"{corpus.SLUGS[name]}-{labels[theme_m.group(1)]}"]["text"]
     raise ValueError(
         "poetone/reference answers only the Songci prompts of poetone's eval set (a 《cipai》 and a 「theme」 "
         f"from the corpus); got: {user_message[:60]!r}…"

@@ -19,7 +19,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import generate
 
-from poetone import prompts
+from poetone import corpus, prompts
 from poetone.critic import Critic
 from poetone.inspect_tasks.judge import songci_judge
 from poetone.inspect_tasks.revise import critic_revise
@@ -36,10 +36,8 @@ def record_to_sample(record: dict[str, Any]) -> Sample:
     The target is the poet's own text (the withheld 下阕 for completion): shown beside the answer
     in the log, never used for scoring, which is against the form alone.
     """
-    from poetone.reference import _records
-
     slot = record["id"].split("-", 1)[1]
-    target = record["original_lower"] if record["strategy"] == "completion" else _records()[slot]["text"]
+    target = record["original_lower"] if record["strategy"] == "completion" else corpus.records_by_id()[slot]["text"]
     return Sample(
         id=record["id"],
         input=[ChatMessageSystem(content=record["system"]), ChatMessageUser(content=record["user"])],
