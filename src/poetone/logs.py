@@ -51,6 +51,14 @@ class Candidate:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def full_poem(self) -> str:
+        """The poem as a reader sees it: for completion, the given 上阕 then the model's 下阕."""
+        if self.strategy != "completion":
+            return self.poem
+        upper = str(self.extra.get("upper", "")).strip()
+        return f"{upper}\n{self.poem.strip()}" if upper else self.poem.strip()
+
+    @property
     def eligible(self) -> bool:
         """Can this candidate be a training example? Invalid or copied answers never can."""
         return self.valid and not self.copied

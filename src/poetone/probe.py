@@ -62,8 +62,7 @@ def generated_poems(paths: Sequence[str | Path]) -> tuple[list[Poem], list[str]]
     for c in candidates:
         if not c.eligible or not c.poem.strip():
             continue
-        text = f"{c.extra.get('upper', '')}\n{c.poem}" if c.strategy == "completion" else c.poem
-        poems.append(Poem(text, c.cipai, c.theme, c.model))
+        poems.append(Poem(c.full_poem, c.cipai, c.theme, c.model))
     return poems, errors
 
 

@@ -110,13 +110,6 @@ def pair_id(model: str, prompt_id: str, epoch: int, generated: str) -> str:
     return digest[:16]
 
 
-def _generated_text(c: Candidate) -> str:
-    if c.strategy == "completion":  # the model wrote the 下阕 only: show it under the given 上阕
-        upper = str(c.extra.get("upper", "")).strip()
-        return f"{upper}\n{c.poem.strip()}" if upper else c.poem.strip()
-    return c.poem
-
-
 def _skip_reason(c: Candidate, records: dict[str, dict[str, Any]]) -> str | None:
     if not c.valid:
         return "invalid answer"
@@ -165,7 +158,7 @@ def build_pairs(
     seen: set[str] = set()
     for c in chosen:
         record = by_id[slot_of(c.prompt_id)]
-        generated = display_text(_generated_text(c), c.cipai)
+        generated = display_text(c.full_poem, c.cipai)
         pid = pair_id(c.model, c.prompt_id, c.epoch, generated)
         if pid in seen:  # the same log read twice
             selection.skipped["duplicate"] += 1
