@@ -210,6 +210,57 @@ def test_dropped_line_in_the_middle_lowers_structure(critic: Critic) -> None:
     assert r.conformity < 1.0
 
 
+SHUIDIAO = CANONICAL["苏轼 水调歌头"][1]
+
+
+def test_lost_line_costs_only_that_line(critic: Critic, paper_critic: Critic) -> None:
+    """Eq. 2 over an alignment: one lost clause no longer makes every later line wrong."""
+    text = SHUIDIAO.replace("把酒问青天。", "")
+    r = critic.score("水调歌头", text)
+    assert r.structure == pytest.approx(18 / 19)
+    assert (r.tonal, r.rhyme, r.variant) == (1.0, 1.0, "正体")
+    rows = r.details()["lines"]
+    assert (rows[1]["index"], rows[1]["text"], rows[1]["fault"]) == (2, "", "missing line")
+    assert rows[2]["text"] == "不知天上宫阙" and rows[2]["index"] == 3 and "fault" not in rows[2]
+    assert_details_match_scores(r)
+    # the paper's Eq. 2 compares line i with line i: everything after the gap is misread
+    assert paper_critic.score("水调歌头", text).structure < 0.5
+
+
+def test_extra_clause_costs_only_that_clause(critic: Critic, paper_critic: Critic) -> None:
+    r = critic.score("浣溪沙", "春日偶成，" + HUANXISHA)
+    assert r.structure == pytest.approx(6 / 7)
+    assert (r.tonal, r.rhyme) == (1.0, 1.0)
+    assert r.line_of == (-1, 0, 1, 2, 3, 4, 5)
+    assert r.details()["lines"][0]["fault"] == "superfluous line"
+    assert "春日偶成" in r.render().splitlines()[1] and "superfluous line" in r.render()
+    assert paper_critic.score("浣溪沙", "春日偶成，" + HUANXISHA).structure < 6 / 7
+
+
+def test_surviving_lines_are_read_where_tones_and_rhyme_fit(critic: Critic) -> None:
+    # 云作伴，月为邻 could stand at any two of 转朱阁，低绮户，照无眠: it is read at the last two,
+    # where 邻 takes the rhyme of 照无眠
+    r = critic.score("水调歌头", "云作伴，月为邻。")
+    assert r.line_of == (10, 11)
+    assert r.structure == pytest.approx(2 / 19)
+    assert r.rhyme == 1.0
+    assert_details_match_scores(r)
+
+
+def test_alignment_never_reads_fewer_lines_than_line_by_line(critic: Critic, paper_critic: Critic) -> None:
+    from poetone.critic import _aligned_matches, _alignments
+
+    for lengths, want in [((7, 7, 7), (7, 4, 4, 7)), ((4, 5, 4, 7), (4, 5, 4, 7)), ((3, 3), (5, 3, 3, 3)), ((), (7,))]:
+        readings = _alignments(lengths, want)
+        positional = sum(a == b for a, b in zip(lengths, want))
+        for line_of in readings:
+            assert len(line_of) == len(lengths)
+            used = [j for j in line_of if j >= 0]
+            assert used == sorted(set(used)), "an alignment keeps the order and reads a line once"
+            right = sum(1 for i, j in enumerate(line_of) if j >= 0 and lengths[i] == want[j])
+            assert right == _aligned_matches(lengths, want) >= positional
+
+
 def test_added_character_lowers_structure_only(critic: Critic) -> None:
     r = critic.score("菩萨蛮", PUSA.replace("平林漠漠烟如织", "平林漠漠轻烟如织"))
     assert r.structure == pytest.approx(7 / 8)

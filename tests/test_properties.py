@@ -190,3 +190,28 @@ def test_extraction_is_idempotent_and_scoring_sees_only_the_poem(text: str) -> N
     assert again.valid and again.poem == ex.poem
     critic = critic_for("default")
     assert critic.score("浣溪沙", text).as_dict() == critic.score("浣溪沙", ex.poem).as_dict()
+
+
+LENGTHS = st.lists(st.integers(min_value=1, max_value=8), max_size=24)
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(lengths=LENGTHS, want=LENGTHS.filter(bool))
+def test_alignment_reads_the_most_lines_in_order(lengths: list[int], want: list[int]) -> None:
+    """Every reading keeps the order, reads a form line at most once, and reads as many lines at
+    the right length as a longest common subsequence of the two length sequences allows."""
+    from poetone.critic import _aligned_matches, _alignments
+
+    most = _aligned_matches(lengths, want)
+    table = [[0] * (len(want) + 1) for _ in range(len(lengths) + 1)]
+    for i, a in enumerate(lengths):
+        for j, b in enumerate(want):
+            table[i + 1][j + 1] = table[i][j] + 1 if a == b else max(table[i][j + 1], table[i + 1][j])
+    assert most == table[-1][-1]
+    readings = _alignments(lengths, want)
+    assert readings and len(set(readings)) == len(readings)
+    for line_of in readings:
+        assert len(line_of) == len(lengths)
+        used = [j for j in line_of if j >= 0]
+        assert used == sorted(set(used)) and all(j < len(want) for j in used)
+        assert sum(1 for i, j in enumerate(line_of) if j >= 0 and lengths[i] == want[j]) == most

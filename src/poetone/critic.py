@@ -67,27 +67,45 @@ class _Plan:
     index: int
     variant: _CompiledVariant
     bounds: tuple[tuple[int, int], ...]  # each line as a slice of the joined clause text
+    line_of: tuple[int, ...]  # per line of the poem: the template line it is read as, or -1 (not in the form)
     need: int  # bit 2p (2p+1) set: character p of the joined text must be 平 (仄); right-length lines only
     compared: int  # characters in lines of the right length (Eq. 4's denominator)
     rhymes: tuple[tuple[tuple[int, int], ...], ...]  # per segment: (character offset, which option) per rhyme
 
 
-def _make_plan(idx: int, cv: _CompiledVariant, bounds: tuple[tuple[int, int], ...], by_segment: bool, tone_class: bool) -> _Plan:
-    need = compared = 0
-    for (a, b), tl in zip(bounds, cv.lines):
+def _make_plan(
+    idx: int,
+    cv: _CompiledVariant,
+    bounds: tuple[tuple[int, int], ...],
+    line_of: tuple[int, ...],
+    by_segment: bool,
+    tone_class: bool,
+) -> _Plan:
+    need = compared = matched = 0
+    poem_line = {}  # template line -> the poem line read as it
+    for i, ((a, b), j) in enumerate(zip(bounds, line_of)):
+        if j < 0:
+            continue
+        poem_line[j] = i
+        tl = cv.lines[j]
         if b - a == tl.length:
             need |= tl.need << (2 * a)
             compared += tl.length
-    n = len(bounds)
+            matched += 1
     # which element of a character's rhyme options applies: 0 平, 1 仄, 2 either (no tone check)
     segments = [
-        [(bounds[i][1] - 1, (0 if cv.lines[i].rhyme_tone == _PING else 1) if tone_class else 2) for i in idxs if i < n]
+        [
+            (bounds[poem_line[j]][1] - 1, (0 if cv.lines[j].rhyme_tone == _PING else 1) if tone_class else 2)
+            for j in idxs
+            if j in poem_line
+        ]
         for _, idxs in cv.segments
     ]
     if not by_segment:
         segments = [[r for seg in segments for r in seg]]
     rhymes = tuple(tuple(seg) for seg in segments if seg)
-    return _Plan(_structure_upper(bounds, cv), idx, cv, bounds, need, compared, rhymes)
+    structure = matched / max(len(bounds), len(cv.lines), 1)
+    return _Plan(structure, idx, cv, bounds, line_of, need, compared, rhymes)
 
 
 def _identity_bounds(lengths: Sequence[int]) -> tuple[tuple[int, int], ...]:
@@ -96,6 +114,87 @@ def _identity_bounds(lengths: Sequence[int]) -> tuple[tuple[int, int], ...]:
         out.append((pos, pos + n))
         pos += n
     return tuple(out)
+
+
+def _positional(n: int, m: int) -> tuple[int, ...]:
+    """Eq. 2 as printed: line i of the poem is line i of the form."""
+    return tuple(i if i < m else -1 for i in range(n))
+
+
+def _aligned_matches(lengths: Sequence[int], want: Sequence[int]) -> int:
+    """How many lines the best alignment reads at the right length (a bit-parallel LCS, Hyyrö 2004)."""
+    masks: dict[int, int] = {}
+    for j, w in enumerate(want):
+        masks[w] = masks.get(w, 0) | (1 << j)
+    full = (1 << len(want)) - 1
+    v = full
+    for x in lengths:
+        u = v & masks.get(x, 0)
+        v = ((v + u) | (v - u)) & full
+    return len(want) - v.bit_count()
+
+
+@dataclass(slots=True)
+class _Reading:
+    """One variant's reading of a poem shape. Its alignments are worked out only when the
+    variant's structure could still win, so a poem of an unseen shape costs little."""
+
+    structure: float  # Eq. 2-3 under the best alignment (an upper bound where 叠 lines must repeat)
+    index: int
+    variant: _CompiledVariant
+    bounds: tuple[tuple[int, int], ...]
+    aligned: bool  # whether the alignment can read more lines right than line by line
+    plans: list[_Plan] | None = None
+
+
+def _alignments(lengths: Sequence[int], want: Sequence[int], limit: int = 6) -> list[tuple[int, ...]]:
+    """The readings of the poem's lines as the form's, in order, with the most right-length lines.
+
+    Eq. 2 compares line i with template line i, so one lost or extra clause makes every later
+    line wrong. These are the order-preserving alignments with the most right-length lines (a
+    longest common subsequence of the two length sequences), lines between two such anchors
+    paired in order so that their rhyme positions are still read. Where the line-by-line reading
+    is already as good it is the only one; otherwise up to ``limit`` equally good readings are
+    returned and the characters decide between them (a surviving fragment line is read where its
+    tones and rhyme fit).
+    """
+    n, m = len(lengths), len(want)
+    positional = _positional(n, m)
+    matched = sum(1 for a, b in zip(lengths, want) if a == b)
+    if matched == min(n, m):
+        return [positional]
+    weight = n + m + 1  # one right-length line outweighs any number of pairings
+    best = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        row, below, li = best[i], best[i + 1], lengths[i]
+        for j in range(m - 1, -1, -1):
+            diag = below[j + 1] + (weight if li == want[j] else 1)
+            skip = below[j] if below[j] > row[j + 1] else row[j + 1]
+            row[j] = diag if diag >= skip else skip
+    if best[0][0] <= matched * weight + min(n, m):
+        return [positional]
+    found: list[tuple[int, ...]] = []
+    budget = [16 * limit]  # search steps, so a poem of many equal lines stays cheap
+
+    def walk(i: int, j: int, out: tuple[int, ...], skipped_form: bool) -> None:
+        # Between two paired lines, the poem's skipped lines come before the form's, so each
+        # reading is reached once.
+        if len(found) >= limit or budget[0] <= 0:
+            return
+        budget[0] -= 1
+        if i == n or j == m:
+            found.append(out + (-1,) * (n - i))
+            return
+        here = best[i][j]
+        if here == best[i + 1][j + 1] + (weight if lengths[i] == want[j] else 1):
+            walk(i + 1, j + 1, (*out, j), False)
+        if not skipped_form and here == best[i + 1][j]:
+            walk(i + 1, j, (*out, -1), False)
+        if here == best[i][j + 1]:
+            walk(i, j + 1, out, True)
+
+    walk(0, 0, (), False)
+    return found
 
 
 def _resegment(lengths: Sequence[int], cv: _CompiledVariant) -> tuple[tuple[int, int], ...]:
@@ -141,18 +240,16 @@ def _resegment(lengths: Sequence[int], cv: _CompiledVariant) -> tuple[tuple[int,
     return tuple(out)
 
 
-def _structure_upper(bounds: Sequence[tuple[int, int]], cv: _CompiledVariant) -> float:
-    """Eq. 2-3: lines of the right length, over the larger of the two line counts."""
-    matched = sum(1 for (a, b), want in zip(bounds, cv.lengths) if b - a == want)
-    return matched / max(len(bounds), len(cv.lengths), 1)
-
-
-def _structure_with_repeats(lines: Sequence[str], cv: _CompiledVariant) -> float:
+def _structure_with_repeats(lines: Sequence[str], line_of: Sequence[int], cv: _CompiledVariant) -> float:
     """Eq. 2-3 where a 叠 line must also repeat the line before it."""
+    text_of = {j: line for line, j in zip(lines, line_of) if j >= 0}
     matched = 0
-    for i, (line, tl) in enumerate(zip(lines, cv.lines)):
-        if len(line) == tl.length and not (tl.repeat and i > 0 and line != lines[i - 1]):
-            matched += 1
+    for line, j in zip(lines, line_of):
+        if j < 0 or len(line) != cv.lines[j].length:
+            continue
+        if cv.lines[j].repeat and j > 0 and text_of.get(j - 1) != line:
+            continue
+        matched += 1
     return matched / max(len(lines), len(cv.lines), 1)
 
 
@@ -191,6 +288,8 @@ class CriticResult:
     _bounds: tuple[tuple[int, int], ...] = field(default=(), repr=False, compare=False)
     #: scored as this stanza alone (0-based; 1 is the 下阕), or None for the whole poem
     stanza: int | None = None
+    #: per line of ``lines``: the index of the variant's line it was read as, or -1 (not in the form)
+    line_of: tuple[int, ...] = ()
 
     @property
     def lines(self) -> tuple[str, ...]:
@@ -253,7 +352,7 @@ class Critic:
         # per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed)
         self._rhyme_options = self._build_rhyme_options()
         self._compiled: dict[tuple[str, int | None], tuple[_CompiledVariant, ...]] = {}
-        self._plan_cache: dict[tuple[str, int | None], dict[tuple, list[_Plan]]] = {}
+        self._plan_cache: dict[tuple[str, int | None], dict[tuple, list[_Reading]]] = {}
         self._literal: dict[str, tuple[PoetoneVariant, ...]] = {}
         if self.profile.literal_poetone:
             self._load_literal(metadata, metadata_format)
@@ -356,27 +455,45 @@ class Critic:
             return None
         return "".join(texts), tuple(map(len, texts))
 
-    def _plans(self, name: str, lengths: tuple[int, ...], stanza: int | None = None) -> list[_Plan]:
-        """Per variant: the clause plan and its structure score, best first.
+    def _plans(self, name: str, lengths: tuple[int, ...], stanza: int | None = None) -> list[_Reading]:
+        """Per variant: how it reads a poem of these clause lengths and its structure score, best first.
 
         Both depend only on the clause lengths, never on the characters, so they are cached:
         most poems of a cipai share a handful of shapes.
         """
         cache = self._plan_cache.setdefault((name, stanza), {})
-        plans = cache.get(lengths)
-        if plans is None:
+        readings = cache.get(lengths)
+        if readings is None:
             if len(cache) > 4096:
                 cache.clear()
-            plans = []
+            readings = []
+            prof = self.profile
             for idx, cv in enumerate(self._variants_of(name, stanza)):
-                if self.profile.resegment and lengths != cv.lengths:
+                if prof.resegment and lengths != cv.lengths:
                     bounds = _resegment(lengths, cv)
                 else:
                     bounds = _identity_bounds(lengths)
-                plans.append(_make_plan(idx, cv, bounds, self.profile.rhyme_by_segment, self.profile.rhyme_tone_class))
-            plans.sort(key=lambda p: (-p.structure, p.index))
-            cache[lengths] = plans
-        return plans
+                read = tuple(b - a for a, b in bounds)
+                matched = sum(1 for a, b in zip(read, cv.lengths) if a == b)
+                aligned = matched
+                if prof.align_lines and matched < min(len(read), len(cv.lengths)):
+                    aligned = _aligned_matches(read, cv.lengths)
+                structure = aligned / max(len(read), len(cv.lengths), 1)
+                readings.append(_Reading(structure, idx, cv, bounds, aligned > matched))
+            readings.sort(key=lambda p: (-p.structure, p.index))
+            cache[lengths] = readings
+        return readings
+
+    def _readings(self, reading: _Reading) -> list[_Plan]:
+        """The plans of one variant's reading: line by line, or every best alignment."""
+        if reading.plans is None:
+            prof, cv, bounds = self.profile, reading.variant, reading.bounds
+            read = tuple(b - a for a, b in bounds)
+            line_ofs = _alignments(read, cv.lengths) if reading.aligned else [_positional(len(read), len(cv.lengths))]
+            reading.plans = [
+                _make_plan(reading.index, cv, bounds, line_of, prof.rhyme_by_segment, prof.rhyme_tone_class) for line_of in line_ofs
+            ]
+        return reading.plans
 
     def _best(
         self, name: str, poem: str, joined: str, lengths: tuple[int, ...], only: str | None = None, stanza: int | None = None
@@ -387,28 +504,29 @@ class Critic:
         can = int(joined[::-1].translate(self._tone_digits), 4)
         w_s, w_t, w_r = self.weights
         best = None
-        for plan in self._plans(name, lengths, stanza):
-            if only is not None and plan.variant.variant.id != only:
+        for reading in self._plans(name, lengths, stanza):
+            if only is not None and reading.variant.variant.id != only:
                 continue
-            if best is not None and w_s * plan.structure + w_t + w_r < best[0] - 1e-12:
+            if best is not None and w_s * reading.structure + w_t + w_r < best[0] - 1e-12:
                 break  # sorted by structure: no later variant can win
-            s = plan.structure
-            if plan.variant.has_repeats and prof.check_repeats:
-                s = _structure_with_repeats([joined[a:b] for a, b in plan.bounds], plan.variant)
-            if plan.compared:
-                faults = (plan.need & ~can).bit_count()
-                t = (plan.compared - faults) / plan.compared
-            else:
-                t = 0.0
-            r = self._rhyme(joined, plan.rhymes)
-            total = w_s * s + w_t * t + w_r * r
-            if best is None or total > best[0] + 1e-12 or (abs(total - best[0]) <= 1e-12 and plan.index < best[4].index):
-                best = (total, s, t, r, plan)
+            for plan in self._readings(reading):
+                s = plan.structure
+                if plan.variant.has_repeats and prof.check_repeats:
+                    s = _structure_with_repeats([joined[a:b] for a, b in plan.bounds], plan.line_of, plan.variant)
+                if plan.compared:
+                    faults = (plan.need & ~can).bit_count()
+                    t = (plan.compared - faults) / plan.compared
+                else:
+                    t = 0.0
+                r = self._rhyme(joined, plan.rhymes)
+                total = w_s * s + w_t * t + w_r * r
+                if best is None or total > best[0] + 1e-12 or (abs(total - best[0]) <= 1e-12 and plan.index < best[4].index):
+                    best = (total, s, t, r, plan)
         if best is None:  # ``only`` names a variant without this stanza
             return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, poem, f"variant {only!r} has no stanza {stanza}", prof.name, self, stanza=stanza)
         total, s, t, r, plan = best
         return CriticResult(
-            name, total, s, t, r, True, plan.variant.variant.id, poem, "", prof.name, self, joined, plan.bounds, stanza
+            name, total, s, t, r, True, plan.variant.variant.id, poem, "", prof.name, self, joined, plan.bounds, stanza, plan.line_of
         )
 
     def _rhyme(self, joined: str, segments: tuple[tuple[tuple[int, int], ...], ...]) -> float:
@@ -433,7 +551,8 @@ class Critic:
         valid = idx >= 0 and bool(lines)
         reason = "" if valid else "no lines"
         vid = vid if valid else None
-        return CriticResult(name, total, s, t, r, valid, vid, text, reason, self.profile.name, self, joined, bounds)
+        line_of = _positional(len(bounds), len(variants[idx].chars_per_line)) if idx >= 0 else ()
+        return CriticResult(name, total, s, t, r, valid, vid, text, reason, self.profile.name, self, joined, bounds, None, line_of)
 
     def _details(self, result: CriticResult) -> dict[str, Any]:
         from poetone.render import explain

@@ -24,7 +24,7 @@ def fault_lines(details: dict[str, Any]) -> list[str]:
             out.append(f"{_where(row)}缺失：这里应有一句，格律为「{row['expected']}」。")
             continue
         if fault == "superfluous line":
-            out.append(f"第{row['index']}句「{text}」多余：这个词牌到此已经结束。")
+            out.append(f"「{text}」是多出的一句：格律中没有这一句。")
             continue
         if row.get("length_ok") is False:
             out.append(f"{_where(row)}「{text}」有{len(text)}字，应为{row['expected_length']}字（格律「{row['expected']}」）。")

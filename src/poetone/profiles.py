@@ -22,6 +22,8 @@ class Profile:
     split_at_pause: bool = True
     #: re-split an unpunctuated 读 and re-join a 读 the template does not have
     resegment: bool = True
+    #: Eq. 2 over an order-preserving alignment of the poem's lines to the form's, not index by index
+    align_lines: bool = True
     #: Eq. 5 within each rhyme segment (a correct 换韵 is no fault) rather than over the whole poem
     rhyme_by_segment: bool = True
     #: a rhyme character must have the tone class of its position
@@ -53,6 +55,7 @@ PROFILES: dict[str, Profile] = {
         "cilin",
         split_at_pause=False,
         resegment=False,
+        align_lines=False,
         rhyme_by_segment=False,
         rhyme_tone_class=False,
         rhyme_neighbours=False,
@@ -65,6 +68,7 @@ PROFILES: dict[str, Profile] = {
         extract=False,
         split_at_pause=False,
         resegment=False,
+        align_lines=False,
         rhyme_by_segment=False,
         rhyme_tone_class=False,
         rhyme_neighbours=False,

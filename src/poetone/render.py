@@ -26,58 +26,71 @@ def explain(critic: Critic, result: CriticResult) -> dict[str, Any]:
         tpl = variant.lines
         stanza_of = variant.stanza_of_line()
     tones = critic._tones
+    lines = result.lines
+    line_of = result.line_of or tuple(i if i < len(tpl) else -1 for i in range(len(lines)))
+    text_of = {j: lines[i] for i, j in enumerate(line_of) if j >= 0}
     rows: list[dict[str, Any]] = []
-    for i, text in enumerate(result.lines):
-        row: dict[str, Any] = {"index": i + 1, "text": text}
-        if i >= len(tpl):
-            row.update(expected=None, fault="superfluous line")
-            rows.append(row)
+    row_of: dict[int, int] = {}  # template line -> its row
+    next_line = 0  # the first template line not yet shown
+
+    def missing_up_to(stop: int) -> None:
+        nonlocal next_line
+        for j in range(next_line, stop):
+            if j not in text_of:
+                rows.append({"index": j + 1, "stanza": stanza_of[j] + 1, "text": "", "expected": tpl[j].spec(), "fault": "missing line"})
+        next_line = max(next_line, stop)
+
+    for i, (text, j) in enumerate(zip(lines, line_of)):
+        if j < 0:
+            rows.append({"index": i + 1, "text": text, "expected": None, "fault": "superfluous line"})
             continue
-        line = tpl[i]
-        row.update(stanza=stanza_of[i] + 1, expected=line.spec(), expected_length=line.length, length_ok=len(text) == line.length)
+        missing_up_to(j)
+        next_line = j + 1
+        line = tpl[j]
+        row: dict[str, Any] = {"index": j + 1, "text": text}
+        row.update(stanza=stanza_of[j] + 1, expected=line.spec(), expected_length=line.length, length_ok=len(text) == line.length)
         if not row["length_ok"]:
             row["fault"] = f"{len(text)} characters, the form wants {line.length}"
-        elif line.repeat and i > 0 and critic.profile.check_repeats and text != result.lines[i - 1]:
+        elif line.repeat and j > 0 and critic.profile.check_repeats and text != text_of.get(j - 1):
             row["fault"] = "should repeat the line before it (叠)"
         if row["length_ok"]:
             chars = []
-            for j, (ch, want) in enumerate(zip(text, line.tones)):
+            for pos, (ch, want) in enumerate(zip(text, line.tones)):
                 found = _CLASS[tones.get(ch, 3 if ch == "□" else 0)]
                 ok = want == "中" or found == "中" or found == want
-                chars.append({"pos": j + 1, "char": ch, "expected": want, "found": found, "ok": ok})
+                chars.append({"pos": pos + 1, "char": ch, "expected": want, "found": found, "ok": ok})
             row["tones"] = chars
+        row_of[j] = len(rows)
         rows.append(row)
-    for i in range(len(result.lines), len(tpl)):
-        rows.append({"index": i + 1, "text": "", "expected": tpl[i].spec(), "fault": "missing line"})
-    rhyme_rows = _rhyme_details(critic, result, tpl)
-    for r in rhyme_rows:
-        rows[r.pop("line") - 1]["rhyme"] = r
+    missing_up_to(len(tpl))
+    for r in _rhyme_details(critic, tpl, text_of):
+        rows[row_of[r.pop("line") - 1]]["rhyme"] = r
     return {"valid": True, "cipai": result.cipai, "variant": result.variant, "profile": result.profile, "lines": rows}
 
 
-def _rhyme_details(critic: Critic, result: CriticResult, tpl) -> list[dict[str, Any]]:
+def _rhyme_details(critic: Critic, tpl, text_of: dict[int, str]) -> list[dict[str, Any]]:
     """The rhyme check of every rhyme position, computed exactly as the score computes it."""
     system = critic.profile.rhyme_system
     names = prosody.rhyme_group_names(system)
     options = critic._rhyme_options
-    positions = [i for i, line in enumerate(tpl) if line.rhymed and i < len(result.lines) and result.lines[i]]
+    positions = [j for j, line in enumerate(tpl) if line.rhymed and text_of.get(j)]
     segments: dict[str, list[int]] = {}
-    for i in positions:
-        segments.setdefault(tpl[i].segment if critic.profile.rhyme_by_segment else "*", []).append(i)
+    for j in positions:
+        segments.setdefault(tpl[j].segment if critic.profile.rhyme_by_segment else "*", []).append(j)
     out = []
     for idxs in segments.values():
-        which = [(0 if tpl[i].rhyme_tone == "平" else 1) if critic.profile.rhyme_tone_class else 2 for i in idxs]
-        masks = [options.get(result.lines[i][-1], (0, 0, 0))[w] for i, w in zip(idxs, which)]
+        which = [(0 if tpl[j].rhyme_tone == "平" else 1) if critic.profile.rhyme_tone_class else 2 for j in idxs]
+        masks = [options.get(text_of[j][-1], (0, 0, 0))[w] for j, w in zip(idxs, which)]
         winner_bit = largest_group(masks)[0]
         winner = names[winner_bit.bit_length() - 1] if winner_bit else None
-        for i, mask in zip(idxs, masks):
-            ch = result.lines[i][-1]
+        for j, mask in zip(idxs, masks):
+            ch = text_of[j][-1]
             out.append(
                 {
-                    "line": i + 1,
-                    "segment": tpl[i].segment,
+                    "line": j + 1,
+                    "segment": tpl[j].segment,
                     "char": ch,
-                    "expected_tone": tpl[i].rhyme_tone,
+                    "expected_tone": tpl[j].rhyme_tone,
                     "group": winner,
                     "found": sorted(f"{g}{t}" for g, t in prosody.rhyme_groups(ch, system)),
                     "ok": bool(mask & winner_bit),
