@@ -226,6 +226,13 @@ def test_cipai_show(capsys: pytest.CaptureFixture[str]) -> None:
     assert re.search(r"◐○◐●○○●\s+中平中仄平平仄\s+韵A", out)
 
 
+def test_cipai_show_names_other_tunes_of_the_title(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "cipai", "show", "定风波")
+    assert code == 0
+    assert "同名异调 (not a variant): 定风波慢: 柳永「伫立长堤」、柳永「自春来」" in out
+    assert "[定风波慢]" not in out
+
+
 def test_cipai_show_alias_and_unknown(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "cipai", "show", "酹江月")
     assert code == 0

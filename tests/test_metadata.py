@@ -261,6 +261,9 @@ def test_critic_uses_a_custom_file(tmp_path: Path) -> None:
         ("variants.0.stanzas.0.0", 7, ["bad.json", "'正体'", "stanza 1 line 1"]),
         ("variants.0.example", "李白", ["bad.json", "'正体'", "example"]),
         ("aliases", "测调", ["bad.json", "aliases"]),
+        ("homonyms", {"name": "测试慢"}, ["bad.json", "'homonyms' must be a list"]),
+        ("homonyms", [{"name": "测试慢", "source": "词谱"}], ["bad.json", "homonym #1", "missing field 'poems'"]),
+        ("homonyms", [{"name": "测试慢", "source": "词谱", "poems": [{"poet": "柳永"}]}], ["bad.json", "测试慢", "'poet', 'first_line'"]),
         ("name", 5, ["bad.json", "name"]),
     ],
 )
@@ -270,6 +273,14 @@ def test_bad_file_names_file_variant_line(tmp_path: Path, edit: str, value: Any,
         load_cipai(path)
     for needle in needles:
         assert needle in str(info.value), f"{needle!r} not in {info.value}"
+
+
+def test_homonyms_are_read(tmp_path: Path) -> None:
+    data = copy.deepcopy(GOOD)
+    data["homonyms"] = [{"name": "测试慢", "source": "钦定词谱", "poems": [{"poet": "柳永", "first_line": "春风"}]}]
+    (homonym,) = load_cipai(write(tmp_path, "h.json", data))["测试调"].homonyms
+    assert (homonym.name, homonym.source, homonym.poems) == ("测试慢", "钦定词谱", ({"poet": "柳永", "first_line": "春风"},))
+    assert load_cipai()["定风波"].homonyms[0].name == "定风波慢"
 
 
 def test_missing_fields(tmp_path: Path) -> None:

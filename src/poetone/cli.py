@@ -139,6 +139,9 @@ def cmd_cipai(args: argparse.Namespace) -> int:
     c = reg[args.name]
     print(f"{c.name}" + (f"  又名 {'、'.join(c.aliases)}" if c.aliases else ""))
     print(f"source: {c.source}")
+    for h in c.homonyms:
+        poems = "、".join(f"{p['poet']}「{p['first_line']}」" for p in h.poems)
+        print(f"同名异调 (not a variant): {h.name}: {poems}\n  source: {h.source}")
     for v in c.variants:
         print(f"\n[{v.id}] {v.label}  ({v.char_count} 字)")
         print(f"  source: {v.source}")

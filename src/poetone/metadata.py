@@ -95,6 +95,19 @@ class Variant:
 
 
 @dataclass(frozen=True, slots=True)
+class Homonym:
+    """Another tune printed under this cipai's title (同名异调), e.g. 柳永's 定风波慢 as 定风波.
+
+    Its poems are not forms of this cipai: the resource names them so that validation counts
+    them apart instead of the critic learning their shape.
+    """
+
+    name: str
+    source: str
+    poems: tuple[Mapping[str, str], ...]  # poet and first clause, as the example of a variant
+
+
+@dataclass(frozen=True, slots=True)
 class Cipai:
     name: str
     variants: tuple[Variant, ...]
@@ -102,6 +115,7 @@ class Cipai:
     source: str = ""
     note: str = ""
     origin: str = ""  # the file it was read from, for error messages
+    homonyms: tuple[Homonym, ...] = ()
 
     def variant(self, variant_id: str) -> Variant:
         for v in self.variants:
@@ -192,7 +206,25 @@ def parse_cipai(data: Any, where: str = "<cipai>") -> Cipai:
         source=str(data.get("source", "")),
         note=str(data.get("note", "")),
         origin=where.rsplit(" (", 1)[0],
+        homonyms=_parse_homonyms(data.get("homonyms", []), where),
     )
+
+
+def _parse_homonyms(raw: Any, where: str) -> tuple[Homonym, ...]:
+    if not isinstance(raw, list):
+        raise MetadataError(f"{where}: 'homonyms' must be a list of objects")
+    out = []
+    for i, h in enumerate(raw):
+        hwhere = f"{where} homonym #{i + 1}"
+        if not isinstance(h, dict):
+            raise MetadataError(f"{hwhere}: must be an object with 'name', 'source' and 'poems'")
+        name = _require(h, "name", str, hwhere)
+        source = _require(h, "source", str, hwhere)
+        poems = _require(h, "poems", list, hwhere)
+        if not poems or not all(isinstance(p, dict) and isinstance(p.get("poet"), str) and isinstance(p.get("first_line"), str) for p in poems):
+            raise MetadataError(f"{hwhere} ({name}): 'poems' must be a non-empty list of {{'poet', 'first_line'}}")
+        out.append(Homonym(name=name, source=source, poems=tuple(dict(p) for p in poems)))
+    return tuple(out)
 
 
 def parse_poetone_metadata(entries: Any, where: str = "<poetone metadata>") -> list[Cipai]:
