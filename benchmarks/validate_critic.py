@@ -15,7 +15,14 @@ import time
 from pathlib import Path
 
 from poetone import Critic
-from poetone.validation import authentic_report, corpus_poems, load_cases, load_corpus, reference_report
+from poetone.validation import (
+    authentic_report,
+    corpus_poems,
+    coverage_report,
+    load_cases,
+    load_corpus,
+    reference_report,
+)
 
 SHARED = Path(os.environ.get("POETONE_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
 CORPUS = SHARED / "data/quan-song-ci/quan_song_ci.dev.json"
@@ -35,11 +42,17 @@ def speed(critic: Critic, pairs: list[tuple[str, str]], seconds: float = 5.0) ->
 
 
 def cold_start() -> tuple[float, float]:
-    """Seconds for import plus a first score in a fresh interpreter, and that process's peak RSS in MB."""
+    """Seconds for import plus a first score in a fresh interpreter, and that process's peak RSS in MB.
+
+    The peak is VmHWM of the new process: ru_maxrss would carry over this (large) benchmark
+    process's high-water mark, which Linux keeps across the child's exec.
+    """
     code = (
         "import time,resource;t=time.perf_counter();from poetone import Critic;"
-        "Critic().score('菩萨蛮','平林漠漠烟如织，寒山一带伤心碧。');"
-        "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024)"
+        "Critic().score('菩萨蛮','平林漠漠烟如织，寒山一带伤心碧。');s=time.perf_counter()-t\n"
+        "try:\n hwm=[int(x.split()[1])/1024 for x in open('/proc/self/status') if x.startswith('VmHWM')][0]\n"
+        "except OSError:\n hwm=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024\n"
+        "print(s, hwm)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     seconds, rss = out.stdout.split()
@@ -80,6 +93,12 @@ def main() -> None:
         for k, v in auth["per_cipai"].items():
             lw = ref["lowered_per_cipai"].get(k, {})
             print(f"  {k}\t{v['n']}\t{v['mean']:.4f}\t{v['share_at_threshold']:.3f}\t" + " ".join(f"{p}={lw.get(p, float('nan')):.2f}" for p in lw))
+    coverage = coverage_report(runs[args.profile], corpus_poems(runs[args.profile], corpus))
+    figures["coverage"] = coverage
+    print(f"## structural coverage ({args.profile}): all poems / complete poems of the tune (n), set apart, uncovered")
+    for k, c in coverage.items():
+        apart = ", ".join(f"{kind} {len(v)}" for kind, v in c["apart"].items() if v) or "-"
+        print(f"  {k}\t{c['coverage']:.3f}\t{c['coverage_complete']:.3f} ({c['n_complete']})\t{apart}\t{len(c['uncovered'])}")
     cs, rss = cold_start()
     print(f"import + first score: {cs:.3f} s; resident memory after it: {rss:.0f} MB")
     if args.json:

@@ -10,6 +10,7 @@ compute those figures for any critic and any corpus in the chinese-poetry layout
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -52,6 +53,90 @@ def is_fragment(critic: Critic, cipai: str, text: str) -> bool:
     """
     shortest = min(len(v.lengths) for v in critic.registry[cipai].variants)
     return len(critic.score(cipai, text).lines) < shortest / 2
+
+
+#: Notes with which an edition says text is lost to an unknown extent: （下缺）, （缺词文）, （上缺）.
+#: A □ stands for one lost character and is scored as one (a lacuna), so it does not count here.
+LOST_TEXT_RE = re.compile(r"[（(][^）)]*缺")
+_MARKS_RE = re.compile(r"[^\u3400-\u9fff\U00020000-\U0003134f□]")
+
+
+def is_damaged(text: str) -> bool:
+    """The edition notes that text is lost, without saying how many characters."""
+    return bool(LOST_TEXT_RE.search(text))
+
+
+def homonym_of(critic: Critic, cipai: str, text: str, author: str | None) -> str | None:
+    """The other tune this poem is, if the cipai file names it among its homonyms (同名异调)."""
+    head = _MARKS_RE.sub("", text)
+    for h in critic.registry[cipai].homonyms:
+        for p in h.poems:
+            if p["poet"] == author and head.startswith(_MARKS_RE.sub("", p["first_line"])):
+                return h.name
+    return None
+
+
+def fits_exactly(critic: Critic, cipai: str, text: str) -> bool:
+    """Some variant of the cipai reads every line of the text at the right length (structure 1.0)."""
+    return any(critic.score(cipai, text, variant=v.id).structure == 1.0 for v in critic.registry[cipai].variants)
+
+
+def other_tune(critic: Critic, cipai: str, text: str, author: str | None = None) -> str | None:
+    """The tune a poem printed under ``cipai`` really follows, when it is not ``cipai``.
+
+    Either the cipai file names it as a homonym, or no variant of ``cipai`` fits it and a variant
+    of another cipai of the resource does (范仲淹's 定风波 「罗绮满城」 is a 渔家傲).
+    """
+    named = homonym_of(critic, cipai, text, author)
+    if named or fits_exactly(critic, cipai, text):
+        return named
+    return next((name for name in critic.registry if name != cipai and fits_exactly(critic, name, text)), None)
+
+
+def coverage_report(critic: Critic, poems: Sequence[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
+    """Structural coverage of the resource, per cipai: the share of its poems some variant fits.
+
+    ``coverage`` counts every poem printed under the cipai's name or an alias. ``complete`` counts
+    the poems that can say whether a form is missing: it leaves out fragments, texts in which
+    the edition notes a loss of unknown extent, and other tunes printed under the title, and
+    lists each.
+    """
+    by: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    for name, text, rec in poems:
+        by[name].append((text, rec))
+    out: dict[str, Any] = {}
+    for name, items in sorted(by.items(), key=lambda kv: -len(kv[1])):
+        variant_ids = [v.id for v in critic.registry[name].variants]
+        used: set[str] = set()
+        covered = complete = complete_covered = 0
+        apart: dict[str, list[str]] = {"fragment": [], "damaged": [], "other_tune": []}
+        uncovered: list[str] = []
+        for text, rec in items:
+            fitting = {vid for vid in variant_ids if critic.score(name, text, variant=vid).structure == 1.0}
+            used |= fitting
+            covered += bool(fitting)
+            label = f"{rec.get('author')} {text[:12]}"
+            if is_fragment(critic, name, text):
+                apart["fragment"].append(label)
+            elif is_damaged(text):
+                apart["damaged"].append(label)
+            elif not fitting and (tune := other_tune(critic, name, text, rec.get("author"))):
+                apart["other_tune"].append(f"{label} ({tune})")
+            else:
+                complete += 1
+                complete_covered += bool(fitting)
+                if not fitting:
+                    uncovered.append(label)
+        out[name] = {
+            "n": len(items),
+            "coverage": covered / len(items),
+            "n_complete": complete,
+            "coverage_complete": complete_covered / complete if complete else float("nan"),
+            "apart": apart,
+            "uncovered": uncovered,
+            "unused_variants": [vid for vid in variant_ids if vid not in used],
+        }
+    return out
 
 
 def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
