@@ -121,17 +121,24 @@ def _positional(n: int, m: int) -> tuple[int, ...]:
     return tuple(i if i < m else -1 for i in range(n))
 
 
-def _aligned_matches(lengths: Sequence[int], want: Sequence[int]) -> int:
-    """How many lines the best alignment reads at the right length (a bit-parallel LCS, Hyyrö 2004)."""
+def _lcs_rows(lengths: Sequence[int], want: Sequence[int]) -> list[int]:
+    """Bit-parallel LCS (Hyyrö 2004) of two length sequences: after each poem line, a bit vector
+    whose zero bits among the first j count the LCS of the lines so far with ``want[:j]``."""
     masks: dict[int, int] = {}
     for j, w in enumerate(want):
         masks[w] = masks.get(w, 0) | (1 << j)
     full = (1 << len(want)) - 1
-    v = full
+    v, rows = full, [full]
     for x in lengths:
         u = v & masks.get(x, 0)
         v = ((v + u) | (v - u)) & full
-    return len(want) - v.bit_count()
+        rows.append(v)
+    return rows
+
+
+def _aligned_matches(lengths: Sequence[int], want: Sequence[int]) -> int:
+    """How many lines the best alignment reads at the right length."""
+    return len(want) - _lcs_rows(lengths, want)[-1].bit_count()
 
 
 @dataclass(slots=True)
@@ -143,58 +150,62 @@ class _Reading:
     index: int
     variant: _CompiledVariant
     bounds: tuple[tuple[int, int], ...]
-    aligned: bool  # whether the alignment can read more lines right than line by line
+    rows: list[int] | None  # the LCS bit vectors, where the alignment reads more lines right than line by line
     plans: list[_Plan] | None = None
 
 
-def _alignments(lengths: Sequence[int], want: Sequence[int], limit: int = 6) -> list[tuple[int, ...]]:
+def _alignments(lengths: Sequence[int], want: Sequence[int], rows: list[int] | None = None) -> list[tuple[int, ...]]:
     """The readings of the poem's lines as the form's, in order, with the most right-length lines.
 
     Eq. 2 compares line i with template line i, so one lost or extra clause makes every later
     line wrong. These are the order-preserving alignments with the most right-length lines (a
-    longest common subsequence of the two length sequences), lines between two such anchors
-    paired in order so that their rhyme positions are still read. Where the line-by-line reading
-    is already as good it is the only one; otherwise up to ``limit`` equally good readings are
-    returned and the characters decide between them (a surviving fragment line is read where its
-    tones and rhyme fit).
+    longest common subsequence of the two length sequences); the lines between two such anchors
+    are paired in order, so that their rhyme positions are still read. Where the line-by-line
+    reading is already as good it is the only one. Otherwise there are two: each right-length
+    line placed as late as it can be, and as early; the characters decide between them, so a
+    fragment that survives from the start or from the end of a poem is read where it stood.
     """
     n, m = len(lengths), len(want)
     positional = _positional(n, m)
     matched = sum(1 for a, b in zip(lengths, want) if a == b)
     if matched == min(n, m):
         return [positional]
-    weight = n + m + 1  # one right-length line outweighs any number of pairings
-    best = [[0] * (m + 1) for _ in range(n + 1)]
-    for i in range(n - 1, -1, -1):
-        row, below, li = best[i], best[i + 1], lengths[i]
-        for j in range(m - 1, -1, -1):
-            diag = below[j + 1] + (weight if li == want[j] else 1)
-            skip = below[j] if below[j] > row[j + 1] else row[j + 1]
-            row[j] = diag if diag >= skip else skip
-    if best[0][0] <= matched * weight + min(n, m):
+    rows = rows or _lcs_rows(lengths, want)
+
+    def lcs(i: int, j: int) -> int:  # of lengths[:i] and want[:j]
+        return j - (rows[i] & ((1 << j) - 1)).bit_count()
+
+    if lcs(n, m) <= matched:
         return [positional]
-    found: list[tuple[int, ...]] = []
-    budget = [16 * limit]  # search steps, so a poem of many equal lines stays cheap
 
-    def walk(i: int, j: int, out: tuple[int, ...], skipped_form: bool) -> None:
-        # Between two paired lines, the poem's skipped lines come before the form's, so each
-        # reading is reached once.
-        if len(found) >= limit or budget[0] <= 0:
-            return
-        budget[0] -= 1
-        if i == n or j == m:
-            found.append(out + (-1,) * (n - i))
-            return
-        here = best[i][j]
-        if here == best[i + 1][j + 1] + (weight if lengths[i] == want[j] else 1):
-            walk(i + 1, j + 1, (*out, j), False)
-        if not skipped_form and here == best[i + 1][j]:
-            walk(i + 1, j, (*out, -1), False)
-        if here == best[i][j + 1]:
-            walk(i, j + 1, out, True)
+    def reading(late: bool) -> tuple[int, ...]:
+        anchors: list[tuple[int, int]] = []
+        i, j = n, m
+        while i and j and (here := lcs(i, j)):
+            anchor = lengths[i - 1] == want[j - 1] and here == lcs(i - 1, j - 1) + 1
+            if anchor and (late or (lcs(i, j - 1) < here and lcs(i - 1, j) < here)):
+                anchors.append((i - 1, j - 1))
+                i, j = i - 1, j - 1
+            elif lcs(i, j - 1) == here:
+                j -= 1
+            else:
+                i -= 1
+        return _pair_between(anchors[::-1], n, m)
 
-    walk(0, 0, (), False)
-    return found
+    return list(dict.fromkeys((reading(late=True), reading(late=False))))
+
+
+def _pair_between(anchors: Sequence[tuple[int, int]], n: int, m: int) -> tuple[int, ...]:
+    """The reading with these (poem line, form line) anchors; lines between them paired in order."""
+    out = [-1] * n
+    prev_i = prev_j = -1
+    for i, j in (*anchors, (n, m)):
+        for pi, pj in zip(range(prev_i + 1, i), range(prev_j + 1, j)):
+            out[pi] = pj
+        if i < n:
+            out[i] = j
+        prev_i, prev_j = i, j
+    return tuple(out)
 
 
 def _resegment(lengths: Sequence[int], cv: _CompiledVariant) -> tuple[tuple[int, int], ...]:
@@ -475,11 +486,16 @@ class Critic:
                     bounds = _identity_bounds(lengths)
                 read = tuple(b - a for a, b in bounds)
                 matched = sum(1 for a, b in zip(read, cv.lengths) if a == b)
-                aligned = matched
+                rows = None
                 if prof.align_lines and matched < min(len(read), len(cv.lengths)):
-                    aligned = _aligned_matches(read, cv.lengths)
-                structure = aligned / max(len(read), len(cv.lengths), 1)
-                readings.append(_Reading(structure, idx, cv, bounds, aligned > matched))
+                    rows = _lcs_rows(read, cv.lengths)
+                    aligned = len(cv.lengths) - rows[-1].bit_count()
+                    if aligned > matched:
+                        matched = aligned
+                    else:
+                        rows = None
+                structure = matched / max(len(read), len(cv.lengths), 1)
+                readings.append(_Reading(structure, idx, cv, bounds, rows))
             readings.sort(key=lambda p: (-p.structure, p.index))
             cache[lengths] = readings
         return readings
@@ -489,7 +505,10 @@ class Critic:
         if reading.plans is None:
             prof, cv, bounds = self.profile, reading.variant, reading.bounds
             read = tuple(b - a for a, b in bounds)
-            line_ofs = _alignments(read, cv.lengths) if reading.aligned else [_positional(len(read), len(cv.lengths))]
+            if reading.rows is None:
+                line_ofs = [_positional(len(read), len(cv.lengths))]
+            else:
+                line_ofs = _alignments(read, cv.lengths, reading.rows)
             reading.plans = [
                 _make_plan(reading.index, cv, bounds, line_of, prof.rhyme_by_segment, prof.rhyme_tone_class) for line_of in line_ofs
             ]
