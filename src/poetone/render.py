@@ -18,6 +18,8 @@ _CLASS = {prosody.TONE_PING: "平", prosody.TONE_ZE: "仄", prosody.TONE_EITHER:
 
 
 def explain(critic: Critic, result: CriticResult) -> dict[str, Any]:
+    """One row per line, in the poem's order, with the form's missing lines where the alignment
+    puts them; ``index`` is the line's place in the form (a superfluous line: its place in the poem)."""
     variant = critic.registry[result.cipai].variant(result.variant)
     if result.stanza is not None:
         tpl = variant.stanzas[result.stanza]

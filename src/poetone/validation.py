@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from poetone._chars import VERSE
 from poetone.critic import Critic
 from poetone.metadata import UnknownCipaiError
 
@@ -58,7 +59,7 @@ def is_fragment(critic: Critic, cipai: str, text: str) -> bool:
 #: Notes with which an edition says text is lost to an unknown extent: （下缺）, （缺词文）, （上缺）.
 #: A □ stands for one lost character and is scored as one (a lacuna), so it does not count here.
 LOST_TEXT_RE = re.compile(r"[（(][^）)]*缺")
-_MARKS_RE = re.compile(r"[^\u3400-\u9fff\U00020000-\U0003134f□]")
+_NOT_VERSE_RE = re.compile(f"[^{VERSE}]")
 
 
 def is_damaged(text: str) -> bool:
@@ -68,10 +69,10 @@ def is_damaged(text: str) -> bool:
 
 def homonym_of(critic: Critic, cipai: str, text: str, author: str | None) -> str | None:
     """The other tune this poem is, if the cipai file names it among its homonyms (同名异调)."""
-    head = _MARKS_RE.sub("", text)
+    head = _NOT_VERSE_RE.sub("", text)
     for h in critic.registry[cipai].homonyms:
         for p in h.poems:
-            if p["poet"] == author and head.startswith(_MARKS_RE.sub("", p["first_line"])):
+            if p["poet"] == author and head.startswith(_NOT_VERSE_RE.sub("", p["first_line"])):
                 return h.name
     return None
 
