@@ -77,9 +77,13 @@ def homonym_of(critic: Critic, cipai: str, text: str, author: str | None) -> str
     return None
 
 
+def fitting_variants(critic: Critic, cipai: str, text: str) -> set[str]:
+    """The variants of the cipai that read every line of the text at the right length (structure 1.0)."""
+    return {v.id for v in critic.registry[cipai].variants if critic.score(cipai, text, variant=v.id).structure == 1.0}
+
+
 def fits_exactly(critic: Critic, cipai: str, text: str) -> bool:
-    """Some variant of the cipai reads every line of the text at the right length (structure 1.0)."""
-    return any(critic.score(cipai, text, variant=v.id).structure == 1.0 for v in critic.registry[cipai].variants)
+    return bool(fitting_variants(critic, cipai, text))
 
 
 def other_tune(critic: Critic, cipai: str, text: str, author: str | None = None) -> str | None:
@@ -113,7 +117,7 @@ def coverage_report(critic: Critic, poems: Sequence[tuple[str, str, dict[str, An
         apart: dict[str, list[str]] = {"fragment": [], "damaged": [], "other_tune": []}
         uncovered: list[str] = []
         for text, rec in items:
-            fitting = {vid for vid in variant_ids if critic.score(name, text, variant=vid).structure == 1.0}
+            fitting = fitting_variants(critic, name, text)
             used |= fitting
             covered += bool(fitting)
             label = f"{rec.get('author')} {text[:12]}"
