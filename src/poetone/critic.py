@@ -182,7 +182,7 @@ def _alignments(lengths: Sequence[int], want: Sequence[int], rows: list[int] | N
         anchors: list[tuple[int, int]] = []
         i, j = n, m
         while i and j and (here := lcs(i, j)):
-            anchor = lengths[i - 1] == want[j - 1] and here == lcs(i - 1, j - 1) + 1
+            anchor = lengths[i - 1] == want[j - 1]  # equal last elements always extend an LCS
             if anchor and (late or (lcs(i, j - 1) < here and lcs(i - 1, j) < here)):
                 anchors.append((i - 1, j - 1))
                 i, j = i - 1, j - 1

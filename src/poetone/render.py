@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from poetone import prosody
-from poetone.critic import largest_group
+from poetone.critic import _positional, largest_group
 
 if TYPE_CHECKING:
     from poetone.critic import Critic, CriticResult
@@ -29,7 +29,7 @@ def explain(critic: Critic, result: CriticResult) -> dict[str, Any]:
         stanza_of = variant.stanza_of_line()
     tones = critic._tones
     lines = result.lines
-    line_of = result.line_of or tuple(i if i < len(tpl) else -1 for i in range(len(lines)))
+    line_of = result.line_of or _positional(len(lines), len(tpl))
     text_of = {j: lines[i] for i, j in enumerate(line_of) if j >= 0}
     rows: list[dict[str, Any]] = []
     row_of: dict[int, int] = {}  # template line -> its row
