@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -108,9 +109,10 @@ def assert_details_match_scores(r: CriticResult) -> None:
     """details() must explain exactly the tonal and rhyme scores (same faults, same counts)."""
     rows = r.details()["lines"]
     checked = [c for row in rows if row.get("length_ok") for c in row.get("tones", [])]
+    missing = sum(row.get("missing_characters", 0) for row in rows)  # the form's lines the poem lacks
     if checked:
         good = sum(1 for c in checked if c["ok"])
-        assert r.tonal == pytest.approx(good / len(checked), abs=1e-12), [c for c in checked if not c["ok"]]
+        assert r.tonal == pytest.approx(good / (len(checked) + missing), abs=1e-12), [c for c in checked if not c["ok"]]
     rhymes = [row["rhyme"] for row in rows if "rhyme" in row]
     if rhymes:
         good = sum(1 for x in rhymes if x["ok"])
@@ -195,13 +197,20 @@ def test_result_lines_are_the_aligned_clauses(critic: Critic) -> None:
 # --- hand-made faults lower the right component ---------------------------------------------------
 
 
-def test_dropped_line_lowers_structure_only(critic: Critic) -> None:
-    r = critic.score("菩萨蛮", PUSA.replace("何处是归程？长亭更短亭。", "何处是归程。"))
+def test_dropped_line_counts_as_missing(critic: Critic, paper_critic: Critic) -> None:
+    """菩萨蛮 has 44 characters and 8 rhyme positions; 长亭更短亭 (5 characters, a rhyme) is lost."""
+    text = PUSA.replace("何处是归程？长亭更短亭。", "何处是归程。")
+    r = critic.score("菩萨蛮", text)
     assert r.structure == pytest.approx(7 / 8)
-    assert r.tonal == 1.0
-    assert r.rhyme == 1.0
-    assert r.conformity == pytest.approx(0.4 * 7 / 8 + 0.6)
+    assert r.tonal == pytest.approx(39 / 44)  # its 5 characters are unmatched (correction 7)
+    assert r.rhyme == pytest.approx(7 / 8)  # its rhyme position is a miss
+    assert r.conformity == pytest.approx(0.4 * 7 / 8 + 0.3 * 39 / 44 + 0.3 * 7 / 8)
     assert "missing line" in r.render()
+    # the formula as printed counts only the lines present
+    old = Critic(profile="default")
+    old.profile = replace(old.profile, count_missing=False)
+    q = old.score("菩萨蛮", text)
+    assert (q.tonal, q.rhyme) == (1.0, 1.0)
 
 
 def test_dropped_line_in_the_middle_lowers_structure(critic: Critic) -> None:
@@ -218,7 +227,8 @@ def test_lost_line_costs_only_that_line(critic: Critic, paper_critic: Critic) ->
     text = SHUIDIAO.replace("把酒问青天。", "")
     r = critic.score("水调歌头", text)
     assert r.structure == pytest.approx(18 / 19)
-    assert (r.tonal, r.rhyme, r.variant) == (1.0, 1.0, "正体")
+    # 95 characters, 8 rhyme positions; the lost clause's 5 characters and its rhyme count against it
+    assert (r.tonal, r.rhyme, r.variant) == (pytest.approx(90 / 95), pytest.approx(7 / 8), "正体")
     rows = r.details()["lines"]
     assert (rows[1]["index"], rows[1]["text"], rows[1]["fault"]) == (2, "", "missing line")
     assert rows[2]["text"] == "不知天上宫阙" and rows[2]["index"] == 3 and "fault" not in rows[2]
@@ -243,7 +253,7 @@ def test_surviving_lines_are_read_where_tones_and_rhyme_fit(critic: Critic) -> N
     r = critic.score("水调歌头", "云作伴，月为邻。")
     assert r.line_of == (10, 11)
     assert r.structure == pytest.approx(2 / 19)
-    assert r.rhyme == 1.0
+    assert r.rhyme == pytest.approx(1 / 8)  # 邻 is the one rhyme written, of the form's eight
     assert_details_match_scores(r)
 
 

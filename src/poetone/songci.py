@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from poetone import prompts
 from poetone._chars import VERSE
 from poetone.critic import Critic
-from poetone.extraction import extract_poem
+from poetone.extraction import Extraction, extract_poem
 from poetone.metadata import Variant
 
 COPY_THRESHOLD = 0.5
@@ -181,26 +181,30 @@ def score_answer(
     """
     p = prompt if isinstance(prompt, dict) else prompt.as_record()
     strategy, cipai = p["strategy"], p["cipai"]
-    extraction = extract_poem(answer or "", cipai)
-    poem = extraction.poem
+    extraction = extract_poem(answer or "", cipai)  # the one reading of the answer
     copied = False
     overlap = 0.0
     stanza = None
     if strategy == "completion" and extraction.valid:
-        poem = strip_given_upper(poem, p.get("upper", ""))
-        overlap = copy_overlap(poem, p.get("original_lower", ""))
+        lower = strip_given_upper(extraction.poem, p.get("upper", ""))
+        if _verse_chars(lower):
+            extraction = replace(extraction, poem=lower)
+        else:
+            extraction = Extraction("", False, "the answer repeats the given 上阕 and writes no 下阕")
+        overlap = copy_overlap(lower, p.get("original_lower", ""))
         copied = overlap >= COPY_THRESHOLD
         stanza = 1
-    result = critic.score(cipai, poem, stanza=stanza) if extraction.valid and poem.strip() else None
-    valid = bool(result is not None and result.valid)
+    result = critic.score_extraction(cipai, extraction, stanza=stanza)  # decides validity
+    valid = result.valid
     scores = {k: (getattr(result, k) if valid and not copied else 0.0) for k in ("conformity", "structure", "tonal", "rhyme")}
+    poem = extraction.poem
     out: dict[str, Any] = {
         **scores,
         "invalid": 0.0 if valid else 1.0,
         "valid": valid,
         "poem": poem if extraction.valid else "",
         "variant": result.variant if valid else None,
-        "reason": "" if valid else (extraction.reason or (result.reason if result else "no poem found")),
+        "reason": result.reason,
         "profile": critic.profile.name,
         "prompt_version": p.get("prompt_version", prompts.PROMPT_VERSION),
         "prompt_hash": p.get("prompt_hash", ""),

@@ -9,6 +9,7 @@ compute those figures for any critic and any corpus in the chinese-poetry layout
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import statistics
@@ -142,6 +143,60 @@ def coverage_report(critic: Critic, poems: Sequence[tuple[str, str, dict[str, An
             "unused_variants": [vid for vid in variant_ids if vid not in used],
         }
     return out
+
+
+def _rhyme_chars(critic: Critic, result: Any) -> list[str]:
+    """The characters at the chosen variant's rhyme positions (叠 lines left out), as the rule reads them."""
+    tpl = critic.registry[result.cipai].variant(result.variant).lines
+    return [ln[-1] for ln, j in zip(result.lines, result.line_of) if j >= 0 and tpl[j].rhymed and not tpl[j].repeat and ln]
+
+
+def degenerate_report(critic: Critic, poems: Iterable[Any]) -> dict[str, Any]:
+    """Which authentic poems the degeneracy rule flags, and each poem's measures (poetone.degeneracy).
+
+    ``poems`` are (cipai, text, record) triples of the resource's cipai (read as the critic reads
+    them, with their rhyme positions) or chinese-poetry records of any tune (their clauses only,
+    since the resource may not know the form).
+    """
+    from dataclasses import replace
+
+    from poetone import degeneracy
+    from poetone.extraction import extract_poem
+
+    lenient = Critic(profile=critic.profile.name)
+    lenient.profile = replace(critic.profile, reject_degenerate=False)
+    measures: list[tuple[str, degeneracy.Measures]] = []
+    flagged: list[dict[str, Any]] = []
+    for item in poems:
+        if isinstance(item, tuple):
+            name, text, rec = item
+        else:
+            name, text, rec = str(item.get("rhythmic", "")), "\n".join(item.get("paragraphs", [])), item
+        label = f"{rec.get('author')} {name.split('・')[0]} {_NOT_VERSE_RE.sub('', text)[:10]}"
+        if isinstance(item, tuple):
+            r = lenient.score(name, text)
+            if not r.valid:
+                continue
+            lines, rhymes = list(r.lines), _rhyme_chars(lenient, r)
+            reason = critic.score(name, text).reason
+        else:
+            ex = extract_poem(text)
+            shape = critic._split(ex.poem, ex.clean) if ex.valid else None
+            if shape is None:
+                continue
+            joined, lengths = shape
+            bounds = list(zip(itertools.accumulate((0, *lengths[:-1])), itertools.accumulate(lengths)))
+            lines, rhymes = [joined[a:b] for a, b in bounds], []
+            reason = degeneracy.degenerate_reason(lines)
+        measures.append((label, degeneracy.measure(lines, rhymes)))
+        if reason.startswith("degenerate"):
+            flagged.append({"label": label, "reason": reason})
+    return {
+        "n": len(measures),
+        "flagged": flagged,
+        "flagged_share": len(flagged) / len(measures) if measures else float("nan"),
+        "measures": measures,
+    }
 
 
 def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
