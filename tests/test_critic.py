@@ -643,10 +643,17 @@ def test_quotes_and_brackets_inside_lines_are_dropped(critic: Critic) -> None:
 
 
 @pytest.mark.parametrize("garbled", ["\ufffd", "□", "の"])
-def test_lost_character_keeps_its_place(critic: Critic, garbled: str) -> None:
+def test_lost_character_keeps_its_place(critic: Critic, paper_critic: Critic, garbled: str) -> None:
+    """A lost character keeps the line's length; it is unverified, so its tone counts as a fault
+    (伤 stands at a 平 position of 菩萨蛮's 44), and at a rhyme it is a miss."""
     r = critic.score("菩萨蛮", PUSA.replace("伤", garbled))
-    assert scores(r) == (1.0, 1.0, 1.0, 1.0)
+    assert (r.structure, r.tonal, r.rhyme) == (1.0, pytest.approx(43 / 44), 1.0)
     assert r.lines[1] == "寒山一带□心碧"
+    rhyme_lost = critic.score("菩萨蛮", PUSA.replace("碧", garbled))
+    assert rhyme_lost.rhyme == pytest.approx(7 / 8)
+    assert_details_match_scores(rhyme_lost)
+    # the paper's profile keeps the old rule: a lost character fits any tone and rhyme
+    assert paper_critic.score("菩萨蛮", PUSA.replace("碧", garbled)).rhyme == paper_critic.score("菩萨蛮", PUSA).rhyme
 
 
 def test_title_line_directly_above_scores_like_the_bare_poem(critic: Critic) -> None:

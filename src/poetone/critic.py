@@ -368,7 +368,7 @@ class Critic:
         self.extract = self.profile.extract if extract is None else extract
         self.registry: CipaiRegistry = load_cipai(metadata, metadata_format)
         self._tones = prosody.tone_table(self.profile.tone_system)
-        self._tone_digits = _ToneDigits(self._tones)
+        self._tone_digits = _ToneDigits(self._tones, self.profile.lacuna_fits)
         self._rhymes = prosody.rhyme_table(self.profile.rhyme_system)
         # per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed)
         self._rhyme_options = self._build_rhyme_options()
@@ -396,7 +396,7 @@ class Critic:
         """Per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed).
 
         With ``rhyme_neighbours`` each mask is widened by the neighbouring 部 Song poets mixed; a
-        lacuna (□) fits every group, since nothing can be said of a lost character.
+        lacuna (□) fits every group where the profile says ``lacuna_fits``, and none otherwise.
         """
         table = self._rhymes
         if self.profile.rhyme_neighbours:
@@ -405,7 +405,7 @@ class Critic:
         else:
             options = {ch: (p, z, p | z) for ch, (p, z) in table.items()}
         every = (1 << len(prosody.rhyme_group_names(self.profile.rhyme_system))) - 1
-        options[LACUNA] = (every, every, every)
+        options[LACUNA] = (every, every, every) if self.profile.lacuna_fits else _NO_RHYME
         return options
 
     # -- public API ---------------------------------------------------------------------------
@@ -631,16 +631,21 @@ class _ToneDigits(dict):
     """str.translate table: a character becomes its tone mask as a base-4 digit ("0"-"3").
 
     Characters missing from the tone table are looked up once through ``__missing__``: a lacuna
-    (□) fits either class; anything else fits neither.
+    (□) fits either class where ``lacuna_fits``; anything else fits neither.
     """
 
-    def __init__(self, tones: dict[str, int]):
+    def __init__(self, tones: dict[str, int], lacuna_fits: bool = True):
         super().__init__({ord(ch): "0123"[m] for ch, m in tones.items()})
+        self.lacuna_fits = lacuna_fits
 
     def __missing__(self, code: int) -> str:
-        value = "3" if chr(code) == LACUNA else "0"
+        value = "3" if chr(code) == LACUNA and self.lacuna_fits else "0"
         self[code] = value
         return value
+
+    def mask(self, ch: str) -> int:
+        """The tone mask the score uses for ``ch`` (1 平, 2 仄, 3 either, 0 none)."""
+        return int(self[ord(ch)])
 
 
 def _largest_group(masks: Sequence[int]) -> int:

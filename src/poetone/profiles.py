@@ -38,6 +38,9 @@ class Profile:
     #: text that is not verse in the form (one character filling the lines, one clause repeated,
     #: lacunae beyond a damaged edition's) is invalid and scores 0 (poetone.degeneracy)
     reject_degenerate: bool = True
+    #: a lacuna (□, or a character garbled in transmission) fits every tone and rhyme; off, it is
+    #: unverified and counts as a fault, so lost characters cannot buy credit
+    lacuna_fits: bool = False
     #: literal re-implementation of the official code (its own splitting, pypinyin calls, rounding)
     literal_poetone: bool = False
 
@@ -68,6 +71,7 @@ PROFILES: dict[str, Profile] = {
         check_repeats=False,
         count_missing=False,
         reject_degenerate=False,
+        lacuna_fits=True,
     ),
     "poetone-code": Profile(
         "poetone-code",

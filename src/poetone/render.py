@@ -27,7 +27,7 @@ def explain(critic: Critic, result: CriticResult) -> dict[str, Any]:
     else:
         tpl = variant.lines
         stanza_of = variant.stanza_of_line()
-    tones = critic._tones
+    tones = critic._tone_digits
     lines = result.lines
     line_of = result.line_of or _positional(len(lines), len(tpl))
     text_of = {j: lines[i] for i, j in enumerate(line_of) if j >= 0}
@@ -61,7 +61,7 @@ def explain(critic: Critic, result: CriticResult) -> dict[str, Any]:
         if row["length_ok"]:
             chars = []
             for pos, (ch, want) in enumerate(zip(text, line.tones)):
-                found = _CLASS[tones.get(ch, 3 if ch == "□" else 0)]
+                found = _CLASS[tones.mask(ch)]
                 ok = want == "中" or found == "中" or found == want
                 chars.append({"pos": pos + 1, "char": ch, "expected": want, "found": found, "ok": ok})
             row["tones"] = chars

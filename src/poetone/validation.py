@@ -281,3 +281,183 @@ def reference_report(critic: Critic, cases: Sequence[dict[str, Any]]) -> dict[st
         },
         "mean_abs_drift": {k: (statistics.fmean(v) if v else float("nan")) for k, v in drift.items()},
     }
+
+
+# -- gaming the critic: degenerate texts, truncations, the chance level ------------------------------
+
+#: Kinds of text that are not verse, each written into a cipai's exact shape (degenerate_suite).
+DEGENERATE_KINDS = (
+    "one_character",  # one character in every position (the characters with the most rhyme readings)
+    "two_alternating",  # two characters in turn
+    "short_word",  # a word of two to four characters repeated
+    "repeated_clause",  # one clause of a real poem in every line (cut to each line's length)
+    "repeated_stanza",  # a real poem's first stanza written again (cipai whose stanzas share a shape)
+    "per_line_character",  # each line one character repeated, a new one per line
+    "numerals",  # 一二三四五六七八九十 over and over
+    "lacunae",  # □ throughout
+    "kana",  # katakana (garbled text: a lost character each)
+    "replacement_character",  # U+FFFD throughout
+    "box_drawing",  # ─ throughout
+    "half_lost",  # random characters, every other one □
+    "lost_rhymes",  # random characters with □ at every rhyme position
+    "same_line_end",  # random characters, every line ending in one character
+)
+
+
+def _shape_text(variant: Any, fill: Any) -> str:
+    """Text in the variant's exact shape: ``fill(line index, position, line)`` gives each character."""
+    out, k = [], 0
+    for si, stanza in enumerate(variant.stanzas):
+        for line in stanza:
+            out.append("".join(fill(k, p, line) for p in range(line.length)) + ("。" if line.rhymed else "，"))
+            k += 1
+        if si + 1 < len(variant.stanzas):
+            out.append("\n")
+    return "".join(out)
+
+
+def _common_characters() -> list[str]:
+    """The corpus's characters, most frequent first: the pool random text draws from."""
+    from collections import Counter
+
+    from poetone import corpus
+
+    counts = Counter(ch for r in corpus.load_records() for ch in _VERSE_RE.findall(r["text"]))
+    return [ch for ch, _ in counts.most_common()]
+
+
+_VERSE_RE = re.compile(f"[{VERSE}]")
+
+
+def degenerate_suite(critic: Critic, per_kind: int = 5, seed: int = 0) -> list[dict[str, Any]]:
+    """Texts that are no poem, in the exact shape of every cipai's 正体, ``per_kind`` of each kind.
+
+    Deterministic given ``seed``. The single characters are those with the most rhyme readings
+    (the hardest case for a rhyme check); clauses and stanzas come from the corpus's poems.
+    """
+    import random
+
+    from poetone import corpus
+
+    rng = random.Random(seed)
+    options = critic._rhyme_options
+    rich = sorted((ch for ch in options if len(ch) == 1 and ch != "□"), key=lambda ch: (-options[ch][2].bit_count(), ch))[:300]
+    common = _common_characters()[:1500]
+    records = corpus.load_records()
+    out: list[dict[str, Any]] = []
+    for name in sorted(critic.registry):
+        variant = critic.registry[name].variants[0]
+        own = [r["text"] for r in records if r["cipai"] == name] or [r["text"] for r in records]
+        for i in range(per_kind):
+            a, b = rng.sample(rich, 2)
+            word = "".join(rng.sample(common[:300], rng.randint(2, 4)))
+            clause = max(re.split(r"[，。？！；、\s]+", rng.choice(own)), key=len)
+            per_line = rng.sample(common[:500], len(variant.lines))
+            end = rng.choice(rich)
+            rhymed = {k for k, line in enumerate(variant.lines) if line.rhymed}
+            first = variant.stanzas[0]
+            stanza_text = _VERSE_RE.findall(rng.choice(own))[: sum(line.length for line in first)]
+
+            def first_stanza(k: int, p: int, line: Any) -> str:
+                offset = sum(ln.length for ln in variant.lines[:k]) + p
+                return stanza_text[offset % len(stanza_text)]
+
+            fills = {
+                "one_character": lambda k, p, line: a,
+                "two_alternating": lambda k, p, line: (a, b)[p % 2],
+                "short_word": lambda k, p, line: word[p % len(word)],
+                "repeated_clause": lambda k, p, line: clause[p % len(clause)],
+                "repeated_stanza": first_stanza,
+                "per_line_character": lambda k, p, line: per_line[k],
+                "numerals": lambda k, p, line: "一二三四五六七八九十"[(k + p) % 10],
+                "lacunae": lambda k, p, line: "□",
+                "kana": lambda k, p, line: chr(0x30A2 + rng.randrange(80)),
+                "replacement_character": lambda k, p, line: "\ufffd",
+                "box_drawing": lambda k, p, line: "─",
+                "half_lost": lambda k, p, line: "□" if (k + p) % 2 else rng.choice(common),
+                "lost_rhymes": lambda k, p, line: "□" if k in rhymed and p == line.length - 1 else rng.choice(common),
+                "same_line_end": lambda k, p, line: end if p == line.length - 1 else rng.choice(common),
+            }
+            same_shapes = len({tuple(line.length for line in st) for st in variant.stanzas}) == 1
+            for kind in DEGENERATE_KINDS:
+                if kind == "repeated_stanza" and not (same_shapes and len(variant.stanzas) > 1):
+                    continue  # a stanza written again fills the next one only where both have one shape
+                out.append({"kind": kind, "cipai": name, "text": _shape_text(variant, fills[kind]), "i": i})
+    return out
+
+
+def random_in_shape(critic: Critic, name: str, n: int = 200, seed: int = 0) -> list[str]:
+    """``n`` texts of random characters (drawn by their frequency in the corpus) in the 正体's shape."""
+    import random
+
+    from poetone import corpus
+
+    rng = random.Random(f"{seed}-{name}")
+    pool = [ch for r in corpus.load_records() for ch in _VERSE_RE.findall(r["text"])]
+    variant = critic.registry[name].variants[0]
+    return [_shape_text(variant, lambda k, p, line: rng.choice(pool)) for _ in range(n)]
+
+
+def chance_level(critic: Critic, n: int = 200, seed: int = 0) -> dict[str, Any]:
+    """The score of random characters in each cipai's shape: what a number must beat to mean anything.
+
+    Per cipai and pooled; the characters are drawn by their frequency in the corpus, so the tone
+    and rhyme classes come in the proportions of real verse.
+    """
+    per = {}
+    for name in sorted(critic.registry):
+        scores = [critic.score(name, t).conformity for t in random_in_shape(critic, name, n, seed)]
+        per[name] = statistics.fmean(scores)
+    return {"pooled": statistics.fmean(per.values()) if per else float("nan"), "per_cipai": per, "n": n, "seed": seed}
+
+
+def truncations(critic: Critic, poems: Sequence[tuple[str, str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The first clause, the first stanza (the edition's first paragraph) and the first half of the
+    lines of each complete authentic poem, with the whole poem's score."""
+    out: list[dict[str, Any]] = []
+    for name, text, _rec in poems:
+        whole = critic.score(name, text)
+        if not whole.valid or is_fragment(critic, name, text):
+            continue
+        clauses = re.findall(r"[^，。？！；：、,.?!;:\s]+[，。？！；：、,.?!;:]*", text)
+        if not clauses:
+            continue
+        cuts = {"first_clause": clauses[0], "half_lines": "".join(clauses[: max(1, len(clauses) // 2)])}
+        paragraphs = [p for p in text.split("\n") if p.strip()]
+        if len(paragraphs) >= 2:
+            cuts["first_stanza"] = paragraphs[0]
+        for kind, cut in cuts.items():
+            out.append({"kind": kind, "cipai": name, "text": cut, "score": critic.score(name, cut).conformity, "whole": whole.conformity})
+    return out
+
+
+def gaming_report(critic: Critic, suite: Sequence[dict[str, Any]], cut: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """Figures of issue 13: degenerate texts above 0.3, and how truncated poems score."""
+    by_kind: dict[str, list[float]] = defaultdict(list)
+    invalid = 0
+    for item in suite:
+        r = critic.score(item["cipai"], item["text"])
+        by_kind[item["kind"]].append(r.conformity)
+        invalid += not r.valid
+    every = [s for v in by_kind.values() for s in v]
+    out: dict[str, Any] = {
+        "degenerate_n": len(every),
+        "degenerate_kinds": len(by_kind),
+        "degenerate_invalid_share": invalid / len(every) if every else float("nan"),
+        "degenerate_above_0.3": sum(s > 0.3 for s in every) / len(every) if every else float("nan"),
+        "degenerate_max": max(every, default=float("nan")),
+        "per_kind_max": {k: max(v) for k, v in by_kind.items()},
+    }
+    by_cut: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in cut:
+        by_cut[item["kind"]].append(item)
+    for kind, items in by_cut.items():
+        scores = [i["score"] for i in items]
+        out[kind] = {
+            "n": len(items),
+            "mean": statistics.fmean(scores),
+            "share_at_most_0.3": sum(s <= 0.3 for s in scores) / len(scores),
+            "share_at_most_0.75": sum(s <= 0.75 for s in scores) / len(scores),
+            "share_above_whole": sum(i["score"] > i["whole"] + 1e-12 for i in items) / len(items),
+        }
+    return out
