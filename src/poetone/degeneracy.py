@@ -96,7 +96,24 @@ def degenerate_reason(lines: Sequence[str], rhyme_chars: Sequence[str] = ()) -> 
     ``rhyme_chars`` are the characters at the form's rhyme positions (叠 lines left out, since the
     form asks for their repetition).
     """
+    if _plainly_verse(lines):
+        return ""
     return degenerate_reason_of(measure(lines, rhyme_chars))
+
+
+def _plainly_verse(lines: Sequence[str]) -> bool:
+    """A cheap screen passing what no rule can flag (most poems), so the critic's speed holds:
+    many distinct characters, no lacuna, no repeated line, many distinct line ends."""
+    joined = "".join(lines)
+    distinct = len(set(joined))
+    if distinct < MIN_DISTINCT or distinct < MIN_DISTINCT_SHARE * len(joined) or LACUNA in joined:
+        return False
+    count = len(lines)
+    if len(set(lines)) < count:
+        return False
+    # the most common end fills more than MAX_SAME_END_SHARE of the lines only if fewer than
+    # (1 - share) * lines + 1 distinct ends remain
+    return count < 4 or len({line[-1] for line in lines}) >= (1 - MAX_SAME_END_SHARE) * count + 1
 
 
 def degenerate_reason_of(m: Measures, lacuna_share: float = MAX_LACUNA_SHARE) -> str:

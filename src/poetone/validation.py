@@ -358,25 +358,22 @@ def degenerate_suite(critic: Critic, per_kind: int = 5, seed: int = 0) -> list[d
             first = variant.stanzas[0]
             stanza_text = _VERSE_RE.findall(rng.choice(own))[: sum(line.length for line in first)]
 
-            def first_stanza(k: int, p: int, line: Any) -> str:
-                offset = sum(ln.length for ln in variant.lines[:k]) + p
-                return stanza_text[offset % len(stanza_text)]
-
+            starts = list(itertools.accumulate((0, *(line.length for line in variant.lines))))
             fills = {
-                "one_character": lambda k, p, line: a,
-                "two_alternating": lambda k, p, line: (a, b)[p % 2],
-                "short_word": lambda k, p, line: word[p % len(word)],
-                "repeated_clause": lambda k, p, line: clause[p % len(clause)],
-                "repeated_stanza": first_stanza,
-                "per_line_character": lambda k, p, line: per_line[k],
+                "one_character": lambda k, p, line, a=a: a,
+                "two_alternating": lambda k, p, line, a=a, b=b: (a, b)[p % 2],
+                "short_word": lambda k, p, line, word=word: word[p % len(word)],
+                "repeated_clause": lambda k, p, line, clause=clause: clause[p % len(clause)],
+                "repeated_stanza": lambda k, p, line, t=stanza_text, at=starts: t[(at[k] + p) % len(t)],
+                "per_line_character": lambda k, p, line, per_line=per_line: per_line[k],
                 "numerals": lambda k, p, line: "一二三四五六七八九十"[(k + p) % 10],
                 "lacunae": lambda k, p, line: "□",
                 "kana": lambda k, p, line: chr(0x30A2 + rng.randrange(80)),
                 "replacement_character": lambda k, p, line: "\ufffd",
                 "box_drawing": lambda k, p, line: "─",
                 "half_lost": lambda k, p, line: "□" if (k + p) % 2 else rng.choice(common),
-                "lost_rhymes": lambda k, p, line: "□" if k in rhymed and p == line.length - 1 else rng.choice(common),
-                "same_line_end": lambda k, p, line: end if p == line.length - 1 else rng.choice(common),
+                "lost_rhymes": lambda k, p, line, rhymed=rhymed: "□" if k in rhymed and p == line.length - 1 else rng.choice(common),
+                "same_line_end": lambda k, p, line, end=end: end if p == line.length - 1 else rng.choice(common),
             }
             same_shapes = len({tuple(line.length for line in st) for st in variant.stanzas}) == 1
             for kind in DEGENERATE_KINDS:
