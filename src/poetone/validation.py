@@ -54,7 +54,26 @@ def is_fragment(critic: Critic, cipai: str, text: str) -> bool:
     of the form, and no formula can score them as conforming.
     """
     shortest = min(len(v.lengths) for v in critic.registry[cipai].variants)
-    return len(critic.score(cipai, text).lines) < shortest / 2
+    return len(lenient(critic).score(cipai, text).lines) < shortest / 2
+
+
+_LENIENT: dict[int, Critic] = {}
+
+
+def lenient(critic: Critic) -> Critic:
+    """The critic without the degeneracy rule: the structure figures (fragments, coverage) read a
+    heavily damaged poem's lines instead of seeing no poem."""
+    if not critic.profile.reject_degenerate:
+        return critic
+    other = _LENIENT.get(id(critic))
+    if other is None:
+        from dataclasses import replace
+
+        other = Critic(profile=critic.profile.name)
+        other.profile = replace(critic.profile, reject_degenerate=False)
+        other.registry = critic.registry
+        _LENIENT[id(critic)] = other
+    return other
 
 
 #: Notes with which an edition says text is lost to an unknown extent: （下缺）, （缺词文）, （上缺）.
@@ -80,7 +99,8 @@ def homonym_of(critic: Critic, cipai: str, text: str, author: str | None) -> str
 
 def fitting_variants(critic: Critic, cipai: str, text: str) -> set[str]:
     """The variants of the cipai that read every line of the text at the right length (structure 1.0)."""
-    return {v.id for v in critic.registry[cipai].variants if critic.score(cipai, text, variant=v.id).structure == 1.0}
+    free = lenient(critic)
+    return {v.id for v in critic.registry[cipai].variants if free.score(cipai, text, variant=v.id).structure == 1.0}
 
 
 def fits_exactly(critic: Critic, cipai: str, text: str) -> bool:
@@ -158,13 +178,10 @@ def degenerate_report(critic: Critic, poems: Iterable[Any]) -> dict[str, Any]:
     them, with their rhyme positions) or chinese-poetry records of any tune (their clauses only,
     since the resource may not know the form).
     """
-    from dataclasses import replace
-
     from poetone import degeneracy
     from poetone.extraction import extract_poem
 
-    lenient = Critic(profile=critic.profile.name)
-    lenient.profile = replace(critic.profile, reject_degenerate=False)
+    free = lenient(critic)
     measures: list[tuple[str, degeneracy.Measures]] = []
     flagged: list[dict[str, Any]] = []
     for item in poems:
@@ -174,10 +191,10 @@ def degenerate_report(critic: Critic, poems: Iterable[Any]) -> dict[str, Any]:
             name, text, rec = str(item.get("rhythmic", "")), "\n".join(item.get("paragraphs", [])), item
         label = f"{rec.get('author')} {name.split('・')[0]} {_NOT_VERSE_RE.sub('', text)[:10]}"
         if isinstance(item, tuple):
-            r = lenient.score(name, text)
+            r = free.score(name, text)
             if not r.valid:
                 continue
-            lines, rhymes = list(r.lines), _rhyme_chars(lenient, r)
+            lines, rhymes = list(r.lines), _rhyme_chars(free, r)
             reason = critic.score(name, text).reason
         else:
             ex = extract_poem(text)
@@ -401,11 +418,13 @@ def chance_level(critic: Critic, n: int = 200, seed: int = 0) -> dict[str, Any]:
     Per cipai and pooled; the characters are drawn by their frequency in the corpus, so the tone
     and rhyme classes come in the proportions of real verse.
     """
-    per = {}
-    for name in sorted(critic.registry):
-        scores = [critic.score(name, t).conformity for t in random_in_shape(critic, name, n, seed)]
-        per[name] = statistics.fmean(scores)
+    per = {name: chance_level_of(critic, name, n, seed) for name in sorted(critic.registry)}
     return {"pooled": statistics.fmean(per.values()) if per else float("nan"), "per_cipai": per, "n": n, "seed": seed}
+
+
+def chance_level_of(critic: Critic, name: str, n: int = 200, seed: int = 0) -> float:
+    """The mean score of ``n`` random texts in the shape of ``name``'s 正体 (see chance_level)."""
+    return statistics.fmean(critic.score(name, t).conformity for t in random_in_shape(critic, name, n, seed))
 
 
 def truncations(critic: Critic, poems: Sequence[tuple[str, str, dict[str, Any]]]) -> list[dict[str, Any]]:
