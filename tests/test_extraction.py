@@ -481,6 +481,21 @@ def test_json_poem_keeps_its_layout() -> None:
     assert extracted(json.dumps([POEM], ensure_ascii=False)) == POEM
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100_000,
+        "[" * 100_000 + "]" * 100_000,
+        '{"a":' * 50_000 + "1" + "}" * 50_000,
+        "[" * 900 + '"春风"' + "]" * 900,
+    ],
+    ids=["open-brackets", "deep-list", "deep-object", "deep-but-decodable"],
+)
+def test_deeply_nested_json_is_no_crash(text: str) -> None:
+    assert not extract_poem(text, "浣溪沙").valid
+    assert extracted(text + "\n\n" + POEM) == POEM
+
+
 def test_json_without_a_poem_is_read_as_text() -> None:
     # a fragment that looks like JSON but holds no poem loses nothing around it
     assert extracted("参见 [1]。\n\n" + POEM) == POEM

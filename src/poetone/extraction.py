@@ -44,6 +44,7 @@ _POEM_KEYS = (
 _JSON = json.JSONDecoder(strict=False)  # strict=False: raw newlines inside a string, as models write them
 _JSON_START = re.compile(r"[{\[]")
 _JSON_TRIES = 4
+_JSON_DEPTH = 8
 
 _THINK_CLOSED = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
 _THINK_OPEN = re.compile(r"<think(?:ing)?>.*", re.S | re.I)
@@ -215,25 +216,27 @@ def _json_texts(text: str) -> list[str]:
             break
         try:
             value, _ = _JSON.raw_decode(text, start.start())
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than the decoder goes
             continue
         if isinstance(value, dict | list) and (texts := [t for t in _texts_of(value) if t.strip()]):
             return texts[:_JSON_TRIES]
     return []
 
 
-def _texts_of(value: object) -> list[str]:
+def _texts_of(value: object, depth: int = 0) -> list[str]:
     """Best first: the value of a poem key, then the other strings, longest first; a list of lines is one text."""
     if isinstance(value, str):
         return [value]
+    if depth == _JSON_DEPTH:
+        return []  # no model nests its poem this deep
     if isinstance(value, list):
         if all(isinstance(v, str | list) for v in value):
-            return ["\n".join(v if isinstance(v, str) else next(iter(_texts_of(v)), "") for v in value)]
-        return [t for v in value for t in _texts_of(v)]
+            return ["\n".join(v if isinstance(v, str) else next(iter(_texts_of(v, depth + 1)), "") for v in value)]
+        return [t for v in value for t in _texts_of(v, depth + 1)]
     if isinstance(value, dict):
         keyed = {str(k).strip().lower(): v for k, v in value.items()}
-        first = [t for key in _POEM_KEYS if key in keyed for t in _texts_of(keyed[key])]
-        rest = [t for key, v in keyed.items() if key not in _POEM_KEYS for t in _texts_of(v)]
+        first = [t for key in _POEM_KEYS if key in keyed for t in _texts_of(keyed[key], depth + 1)]
+        rest = [t for key, v in keyed.items() if key not in _POEM_KEYS for t in _texts_of(v, depth + 1)]
         return first + sorted(rest, key=len, reverse=True)
     return []
 
