@@ -284,15 +284,13 @@ def _wrapped_poem(text: str, cipai: str, depth: int = 0) -> Extraction:
         stripped = _after_intro(stripped, cipai)
         if _TITLE_LINE.match(stripped) or _AUTHOR_LINE.match(stripped) or _SECTION_LABEL.match(stripped):
             continue
-        if (
-            cipai
-            and stripped.startswith(cipai)
-            and (stripped == cipai or (named := re.match(rf"{re.escape(cipai)}\s*[·・.：:\s]", stripped)))
-        ):
-            rest = stripped[named.end() :].strip() if stripped != cipai else ""
-            if not (_CLAUSE_MARK.search(rest) and _is_poem_line(_clean_line(rest))):
-                continue  # 浣溪沙·春恨 is a title; 浣溪沙 一曲新词酒一杯，… keeps its verse
-            stripped = rest
+        if cipai and stripped.startswith(cipai):
+            named = re.match(rf"{re.escape(cipai)}\s*[·・.：:\s]", stripped)
+            if stripped == cipai or named:
+                rest = stripped[named.end() :].strip() if named else ""
+                if not (_CLAUSE_MARK.search(rest) and _is_poem_line(_clean_line(rest))):
+                    continue  # 浣溪沙·春恨 is a title; 浣溪沙 一曲新词酒一杯，… keeps its verse
+                stripped = rest
         if _PREAMBLE.search(stripped) and not _LABEL.match(stripped):
             if blocks[-1]:
                 blocks.append([])
