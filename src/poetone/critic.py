@@ -19,7 +19,7 @@ from typing import Any
 from poetone import prosody
 from poetone._chars import GARBLED_RE, LACUNA, VERSE
 from poetone.compat import PoetoneVariant, score_poetone_code
-from poetone.degeneracy import degenerate_reason
+from poetone.degeneracy import degenerate_reason, plainly_verse
 from poetone.extraction import Extraction, extract_poem
 from poetone.metadata import CipaiRegistry, Variant, load_cipai
 from poetone.profiles import Profile, get_profile
@@ -587,11 +587,15 @@ class Critic:
     def _degenerate(joined: str, plan: _Plan) -> str:
         """The degeneracy rule (poetone.degeneracy) on the lines as the chosen variant reads them."""
         lines = [joined[a:b] for a, b in plan.bounds]
+        if plainly_verse(joined, lines):  # most poems: a few set operations
+            return ""
         rhyme_chars: list[str] = []
         if LACUNA in joined:  # only the lacuna rule reads the rhyme positions
             cv = plan.variant
             rhyme_chars = [
-                joined[b - 1] for (a, b), j in zip(plan.bounds, plan.line_of) if j >= 0 and cv.lines[j].rhymed and not cv.lines[j].repeat and b > a
+                joined[b - 1]
+                for (a, b), j in zip(plan.bounds, plan.line_of)
+                if j >= 0 and cv.lines[j].rhymed and not cv.lines[j].repeat and b > a
             ]
         return degenerate_reason(lines, rhyme_chars)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 from poetone._chars import LACUNA
 
@@ -96,15 +97,17 @@ def degenerate_reason(lines: Sequence[str], rhyme_chars: Sequence[str] = ()) -> 
     ``rhyme_chars`` are the characters at the form's rhyme positions (叠 lines left out, since the
     form asks for their repetition).
     """
-    if _plainly_verse(lines):
+    if plainly_verse("".join(lines), lines):
         return ""
     return degenerate_reason_of(measure(lines, rhyme_chars))
 
 
-def _plainly_verse(lines: Sequence[str]) -> bool:
+_LAST = itemgetter(-1)
+
+
+def plainly_verse(joined: str, lines: Sequence[str]) -> bool:
     """A cheap screen passing what no rule can flag (most poems), so the critic's speed holds:
     many distinct characters, no lacuna, no repeated line, many distinct line ends."""
-    joined = "".join(lines)
     distinct = len(set(joined))
     if distinct < MIN_DISTINCT or distinct < MIN_DISTINCT_SHARE * len(joined) or LACUNA in joined:
         return False
@@ -113,7 +116,7 @@ def _plainly_verse(lines: Sequence[str]) -> bool:
         return False
     # the most common end fills more than MAX_SAME_END_SHARE of the lines only if fewer than
     # (1 - share) * lines + 1 distinct ends remain
-    return count < 4 or len({line[-1] for line in lines}) >= (1 - MAX_SAME_END_SHARE) * count + 1
+    return count < 4 or len(set(map(_LAST, lines))) >= (1 - MAX_SAME_END_SHARE) * count + 1
 
 
 def degenerate_reason_of(m: Measures, lacuna_share: float = MAX_LACUNA_SHARE) -> str:
