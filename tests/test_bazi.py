@@ -307,15 +307,19 @@ def test_loader_strips_an_option_label_only_with_its_separator(tmp_path: Path) -
 
 
 def test_loader_reads_a_csv_with_a_bom_and_a_text_index(tmp_path: Path) -> None:
-    path = tmp_path / "bazi_theory.csv"
-    with path.open("w", encoding="utf-8-sig", newline="") as fh:  # as Excel saves "CSV UTF-8"
-        writer = csv.writer(fh)
-        writer.writerow(["id", "question", "A", "B", "C", "D", "answer", "category"])
-        writer.writerow(["t1", "甲子纳音？", *OPTS, "1", "Nayin"])  # an index: every CSV cell is text
-        writer.writerow(["t2", "乙丑纳音？", *OPTS, "B", "Nayin"])
-        writer.writerow(["t3", "丙寅纳音？", *OPTS, "0.0", "Nayin"])  # pandas, an integer column with gaps
-    items = read_items(path)
-    assert [(i["id"], i["answer"]) for i in items] == [("t1", "B"), ("t2", "B"), ("t3", "A")]
+    def write(name: str, rows: list[list[str]], encoding: str) -> Path:
+        path = tmp_path / name
+        with path.open("w", encoding=encoding, newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["id", "question", "A", "B", "C", "D", "answer", "category"])
+            writer.writerows([[ident, "纳音？", *OPTS, answer, "Nayin"] for ident, answer in rows])
+        return path
+
+    bom = write("bazi_theory.csv", [["t1", "B"], ["t2", "C"]], "utf-8-sig")  # as Excel saves "CSV UTF-8"
+    assert [(i["id"], i["answer"]) for i in read_items(bom)] == [("t1", "B"), ("t2", "C")]  # once bazi_theory-2, -3
+    # an index as text: every CSV cell is; "0.0" as pandas writes an integer column with gaps
+    indexed = write("theory_indexed.csv", [["t1", "1"], ["t2", "B"], ["t3", "0.0"]], "utf-8")
+    assert [(i["id"], i["answer"]) for i in read_items(indexed)] == [("t1", "B"), ("t2", "B"), ("t3", "A")]
     ambiguous = tmp_path / "numbers.json"  # "1" as an index is B, as an option's text A: refused, not guessed
     record = {"id": "n", "question": "几？", "options": ["1", "2", "3", "4"], "answer": "1", "category": "x"}
     ambiguous.write_text(json.dumps({"theory": [record]}), encoding="utf-8")
@@ -334,6 +338,8 @@ def test_loader_splits_jsonl_on_newlines_only(tmp_path: Path) -> None:
         body = body.replace(json.dumps(sep)[1:-1], sep)
     assert all(sep in body for sep in separators)
     path = tmp_path / "theory.jsonl"
+    path.write_text(body + "\n", encoding="utf-8")
+    assert [i["question"] for i in read_items(path)] == [r["question"] for r in records]
     path.write_text("\ufeff" + body + "\r\n" + '{"id": "torn", "question": "乙', encoding="utf-8")
     with pytest.warns(UserWarning, match=f"line {len(records) + 1} is cut off"):
         items = read_items(path)
