@@ -94,6 +94,7 @@ def test_parser_takes_only_the_integers_1_to_5(reply: str) -> None:
         ("流畅：四分 连贯：三 意境：5分", (4, 3, 5)),
         ('{"流畅": 4, "连贯": 3, "意境": 3} 即 {"流畅": 4, "连贯": 3, "意境": 3}', (4, 3, 3)),
         ('{"scores": {"流畅": 2, "连贯": 3, "意境": 1}}', (2, 3, 1)),
+        ("流畅：4分，连贯：3分，上下阕连贯，2处跳跃，意境：4分", (4, 3, 4)),  # a count in the reason is no rating
     ],
 )
 def test_parser_still_reads_whole_ratings_in_their_usual_forms(reply: str, expected: tuple[int, int, int]) -> None:

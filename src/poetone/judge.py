@@ -104,10 +104,13 @@ _ALIASES: dict[str, tuple[str, ...]] = {
 #: A rating as a string: "4", "4分", "4/5", "4.0" (a whole number; the sign and decimals are kept
 #: so that "-3" or "4.5" are read as what they are, not as 3 or 4).
 _RATING_TEXT = re.compile(r"^(?P<n>[-+−]?\d+(?:\.\d+)?)\s*(?:/\s*5(?![\d.])\s*)?分?$")
-#: In running text: a dimension's name, a few separators (no sign, no word), then a number.
+#: In running text: a dimension's name, a few separators (no sign, no word, no clause break: in
+#: "上下阕连贯，2处跳跃" the 2 is no rating), then a number.
 _NUMBER = r"[-+−]?\d+(?:\.\d+)?|[一二两三四五]"
 _MENTION = {
-    key: re.compile(rf"(?:{'|'.join(re.escape(n) for n in names)})[^\w+\-−]{{0,8}}?(?P<n>{_NUMBER})", re.I)
+    key: re.compile(
+        rf"(?:{'|'.join(re.escape(n) for n in names)})[^\w+\-−,，、。；;！!？?]{{0,8}}?(?P<n>{_NUMBER})", re.I
+    )
     for key, names in _ALIASES.items()
 }
 #: What may follow a number for it to be a rating: "/5" and "分".
