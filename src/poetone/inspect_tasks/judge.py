@@ -14,7 +14,7 @@ from typing import Any
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model, model_roles
 from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stderr
-from inspect_ai.solver import TaskState
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from poetone import judge
 from poetone.extraction import extract_poem
@@ -41,6 +41,22 @@ def resolve_graders(graders: str | list[str] | None) -> list[Model]:
             "are averaged) or -T graders=PROVIDER/MODEL; a model does not grade its own poems"
         )
     return list(bound) if isinstance(bound, list) else [bound]
+
+
+@solver
+def require_graders(graders: str | list[str] | None = None) -> Solver:
+    """The task's setup step when the judge is on: a run with no grader stops here, before any
+    sample generates, rather than at the first score after every answer has been paid for.
+
+    Inspect binds model roles only once the eval runs (``model_roles()`` is for solvers and
+    scorers, not for task construction), so this is the earliest point that can see them.
+    """
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        resolve_graders(graders)
+        return state
+
+    return solve
 
 
 async def rate(model: Model, cipai: str, theme_label: str, poem: str, max_tokens: int = 512) -> dict[str, Any]:

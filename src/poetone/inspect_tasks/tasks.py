@@ -21,7 +21,7 @@ from inspect_ai.solver import generate
 
 from poetone import corpus, prompts
 from poetone.critic import Critic
-from poetone.inspect_tasks.judge import songci_judge
+from poetone.inspect_tasks.judge import require_graders, songci_judge
 from poetone.inspect_tasks.revise import critic_revise
 from poetone.inspect_tasks.scorers import conformity
 from poetone.songci import build_eval_set
@@ -95,6 +95,7 @@ def songci(
         max_tokens = MAX_TOKENS_COT if "cot" in strategies else MAX_TOKENS
     return Task(
         dataset=songci_dataset(strategies, cipai, theme),
+        setup=require_graders(graders) if judge else None,
         solver=critic_revise(rounds=revise, profile=profile) if revise else generate(),
         scorer=scorers,
         config=GenerateConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens),
