@@ -171,6 +171,21 @@ def copy_overlap(lower: str, original: str) -> float:
     return sum((ours & theirs).values()) / total if total else 0.0
 
 
+def read_answer(prompt: dict[str, Any], answer: str) -> tuple[Extraction, float]:
+    """The one reading of a model's answer: the poem the critic scores and the judge reads.
+
+    For completion the given 上阕 is stripped where the answer repeats it, leaving the model's
+    下阕, and the second value is the share of the poet's own 下阕 it reuses (0.0 otherwise).
+    """
+    extraction = extract_poem(answer or "", prompt["cipai"])
+    if prompt["strategy"] != "completion" or not extraction.valid:
+        return extraction, 0.0
+    lower = strip_given_upper(extraction.poem, prompt.get("upper", ""))
+    if not _verse_chars(lower):
+        return Extraction("", False, "the answer repeats the given 上阕 and writes no 下阕"), 0.0
+    return replace(extraction, poem=lower), copy_overlap(lower, prompt.get("original_lower", ""))
+
+
 def score_answer(
     prompt: SongciPrompt | dict[str, Any], answer: str, critic: Critic, diagnostics: bool = True
 ) -> dict[str, Any]:
@@ -181,19 +196,9 @@ def score_answer(
     """
     p = prompt if isinstance(prompt, dict) else prompt.as_record()
     strategy, cipai = p["strategy"], p["cipai"]
-    extraction = extract_poem(answer or "", cipai)  # the one reading of the answer
-    copied = False
-    overlap = 0.0
-    stanza = None
-    if strategy == "completion" and extraction.valid:
-        lower = strip_given_upper(extraction.poem, p.get("upper", ""))
-        if _verse_chars(lower):
-            extraction = replace(extraction, poem=lower)
-        else:
-            extraction = Extraction("", False, "the answer repeats the given 上阕 and writes no 下阕")
-        overlap = copy_overlap(lower, p.get("original_lower", ""))
-        copied = overlap >= COPY_THRESHOLD
-        stanza = 1
+    extraction, overlap = read_answer(p, answer)
+    copied = strategy == "completion" and overlap >= COPY_THRESHOLD
+    stanza = 1 if strategy == "completion" else None
     result = critic.score_extraction(cipai, extraction, stanza=stanza)  # decides validity
     valid = result.valid
     scores = {k: (getattr(result, k) if valid and not copied else 0.0) for k in ("conformity", "structure", "tonal", "rhyme")}

@@ -17,9 +17,8 @@ from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stder
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from poetone import judge
-from poetone.extraction import extract_poem
 from poetone.inspect_tasks.scorers import total
-from poetone.songci import strip_given_upper
+from poetone.songci import read_answer
 
 GRADER_ROLE = "grader"
 _NAN = float("nan")
@@ -91,11 +90,11 @@ def judge_metrics() -> dict[str, list[Metric]]:
 def poem_to_judge(state: TaskState) -> str:
     """The poem as a reader sees it: for completion, the given 上阕 and the model's 下阕."""
     meta = state.metadata
-    extraction = extract_poem(state.output.completion if state.output else "", meta["cipai"])
-    if not extraction.valid or not extraction.poem.strip():
+    extraction, _ = read_answer(meta, state.output.completion if state.output else "")
+    if not extraction.valid:
         return ""
     if meta["strategy"] == "completion":
-        return f"{meta['upper']}\n{strip_given_upper(extraction.poem, meta['upper'])}"
+        return f"{meta['upper']}\n{extraction.poem}"
     return extraction.poem
 
 
