@@ -683,3 +683,30 @@ def test_traditional_aliases_resolve(critic: Critic, name: str, canonical: str) 
     """BUG: names are not script-normalised; only the aliases listed verbatim resolve, so the
     traditional spelling of most 又名 (and 點絳脣, as traditional editions print it) is unknown."""
     assert critic.resolve(name) == canonical
+
+
+def test_the_plan_cache_is_bounded_by_size_and_changes_no_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Long texts of fresh shapes clear the cache instead of growing it; scores stay those of a fresh critic."""
+    import random
+
+    import poetone.critic
+
+    monkeypatch.setattr(poetone.critic, "PLAN_CACHE_SLOTS", 2_000)
+    rng = random.Random(0)
+    texts = ["，".join("春花秋月何时了往事知多少"[: rng.randint(1, 12)] for _ in range(rng.randint(20, 80))) for _ in range(60)]
+    bounded = Critic()
+    seen = []
+    for k, text in enumerate(texts):
+        seen.append(bounded.score("念奴娇" if k % 2 else "浣溪沙", text).as_dict())
+        assert bounded._plan_cost <= 2_000 or len(bounded._plan_cache) == 1  # one shape larger than the budget
+    assert seen == [Critic().score("念奴娇" if k % 2 else "浣溪沙", t).as_dict() for k, t in enumerate(texts)]
+
+
+def test_the_tone_table_does_not_grow_without_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    import poetone.critic
+
+    critic = Critic()
+    size = len(critic._tone_digits)
+    monkeypatch.setattr(poetone.critic, "_TONE_TABLE_MOST", size + 10)
+    critic.score("浣溪沙", "".join(chr(0x10000 + i) for i in range(500)) + "，一曲新词酒一杯")
+    assert len(critic._tone_digits) <= size + 10

@@ -39,6 +39,15 @@ _CLAUSES = re.compile(f"[{_VERSE}]+")
 def _clean_clauses(poem: str, not_verse: re.Pattern[str]) -> str:
     return not_verse.sub("", GARBLED_RE.sub(LACUNA, poem))
 _NO_RHYME = (0, 0, 0)
+#: The plan cache's budget in clause slots (clauses of a cached shape × the variants read for it).
+#: A slot holds its line bounds, alignment and plans in about 200 bytes; 400,000 keep the
+#: cache under 100 MB, some 5,000 shapes of ordinary poems (the 4,617 全宋词 poems of the 20 cipai
+#: take 253 shapes, 48,537 slots), while a stream of long texts of
+#: fresh shapes clears it instead of growing without bound.
+PLAN_CACHE_SLOTS = 400_000
+#: Entries of the tone translation table, characters looked up once included (about 30,000 are
+#: known; unknown ones are remembered up to this many).
+_TONE_TABLE_MOST = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,6 +383,7 @@ class Critic:
         self._rhyme_options = self._build_rhyme_options()
         self._compiled: dict[tuple[str, int | None], tuple[_CompiledVariant, ...]] = {}
         self._plan_cache: dict[tuple[str, int | None], dict[tuple, list[_Reading]]] = {}
+        self._plan_cost = 0  # clause slots held by the plan cache (see PLAN_CACHE_SLOTS)
         self._literal: dict[str, tuple[PoetoneVariant, ...]] = {}
         if self.profile.literal_poetone:
             self._load_literal(metadata, metadata_format)
@@ -503,8 +513,14 @@ class Critic:
         cache = self._plan_cache.setdefault((name, stanza), {})
         readings = cache.get(lengths)
         if readings is None:
-            if len(cache) > 4096:
-                cache.clear()
+            cost = len(lengths) * len(self._variants_of(name, stanza))
+            if self._plan_cost + cost > PLAN_CACHE_SLOTS:
+                # bounded by size, not by entries: a stream of long texts of fresh shapes would
+                # otherwise hold every shape's readings (issue 14: 1,500 such texts took 1.96 GB)
+                self._plan_cache.clear()
+                cache = self._plan_cache.setdefault((name, stanza), {})
+                self._plan_cost = 0
+            self._plan_cost += cost
             readings = []
             prof = self.profile
             for idx, cv in enumerate(self._variants_of(name, stanza)):
@@ -644,7 +660,8 @@ class _ToneDigits(dict):
 
     def __missing__(self, code: int) -> str:
         value = "3" if chr(code) == LACUNA and self.lacuna_fits else "0"
-        self[code] = value
+        if len(self) < _TONE_TABLE_MOST:  # hostile text of every code point cannot grow it without bound
+            self[code] = value
         return value
 
     def mask(self, ch: str) -> int:
