@@ -428,8 +428,9 @@ def chance_level_of(critic: Critic, name: str, n: int = 200, seed: int = 0) -> f
 
 
 def truncations(critic: Critic, poems: Sequence[tuple[str, str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """The first clause, the first stanza (the edition's first paragraph) and the first half of the
-    lines of each complete authentic poem, with the whole poem's score."""
+    """The first clause, the first stanza (as many clauses as the fitting variant's 上阕 has lines;
+    the 全宋词's paragraphs are sentences, not stanzas) and the first half of the lines of each
+    complete authentic poem, with the whole poem's score."""
     out: list[dict[str, Any]] = []
     for name, text, _rec in poems:
         whole = critic.score(name, text)
@@ -439,9 +440,14 @@ def truncations(critic: Critic, poems: Sequence[tuple[str, str, dict[str, Any]]]
         if not clauses:
             continue
         cuts = {"first_clause": clauses[0], "half_lines": "".join(clauses[: max(1, len(clauses) // 2)])}
-        paragraphs = [p for p in text.split("\n") if p.strip()]
-        if len(paragraphs) >= 2:
-            cuts["first_stanza"] = paragraphs[0]
+        variant = critic.registry[name].variant(whole.variant)
+        if len(variant.stanzas) >= 2:  # the 上阕 as the variant the whole poem fits counts it
+            from poetone.songci import split_stanzas
+
+            try:
+                cuts["first_stanza"] = split_stanzas(text, critic, name, whole.variant)[0]
+            except ValueError:
+                pass  # fewer clause marks than the first stanza has lines
         for kind, cut in cuts.items():
             out.append({"kind": kind, "cipai": name, "text": cut, "score": critic.score(name, cut).conformity, "whole": whole.conformity})
     return out
