@@ -96,3 +96,26 @@ def test_coverage_report_sets_apart_and_counts(critic: Critic) -> None:
     assert report["apart"]["other_tune"][0].endswith("(渔家傲)")
     assert report["uncovered"] == ["无名氏 莫听穿林打叶声。何妨吟啸"]
     assert "正体" not in report["unused_variants"]
+
+
+@pytest.mark.shared
+def test_degeneracy_flags_few_authentic_poems_and_the_docs_list_them(shared: Path, critic: Critic) -> None:
+    from poetone.validation import degenerate_report
+
+    poems = corpus_poems(critic, load_corpus(shared / "data/quan-song-ci/quan_song_ci.dev.json"))
+    report = degenerate_report(critic, poems)
+    assert report["flagged_share"] <= 0.002
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "validation.md").read_text(encoding="utf-8")
+    listed = [line.strip()[2:].split(":")[0] for line in docs.splitlines() if line.strip().startswith("- ") and "lost or garbled" in line]
+    assert sorted(listed) == sorted(f["label"] for f in report["flagged"])
+
+
+@pytest.mark.shared
+def test_truncated_poems_keep_no_credit_for_what_is_missing(shared: Path, critic: Critic) -> None:
+    from poetone.validation import gaming_report, truncations
+
+    poems = corpus_poems(critic, load_corpus(shared / "data/quan-song-ci/quan_song_ci.dev.json"))
+    report = gaming_report(critic, [], truncations(critic, poems))
+    assert report["first_clause"]["share_at_most_0.3"] >= 0.99
+    assert report["first_stanza"]["share_at_most_0.75"] >= 0.95
+    assert report["first_clause"]["share_above_whole"] == 0.0
