@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import site
 import subprocess
@@ -69,6 +70,25 @@ def _tree_state(root: Path) -> dict[str, tuple[int, int]]:
             info = path.stat()
             state[str(path.relative_to(root))] = (info.st_size, info.st_mtime_ns)
     return state
+
+
+# --- the README's two set-up commands, and CI runs the second ----------------------------------
+
+MAIN_JOB = "pip install . && inspect eval poetone/songci --model poetone/reference"
+TEST_COMMAND = 'pip install "torch==2.13.0" -e ".[test]" && pytest'
+
+
+def test_readme_has_two_setup_commands_and_ci_runs_the_second(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    setup_section = readme.split("\n## Set up\n", 1)[1].split("\n## ", 1)[0]
+    assert re.findall(r"^```bash\n(.*?)\n```", setup_section, flags=re.M | re.S) == [MAIN_JOB, TEST_COMMAND]
+    # a copy, so that a .ci/run without --print-test-command cannot install anything into this checkout
+    (tmp_path / ".ci").mkdir()
+    shutil.copy(ROOT / ".ci" / "run", tmp_path / ".ci" / "run")
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    printed = _run(["bash", str(tmp_path / ".ci" / "run"), "--print-test-command"], tmp_path, timeout=60)
+    assert printed.returncode == 0, printed.stderr[-3000:]
+    assert printed.stdout.strip() == TEST_COMMAND
 
 
 # --- the start-up cost and the off switch -------------------------------------------------------
