@@ -6,12 +6,14 @@ proposes (``poetone = "poetone.lm_eval_tasks"``, the package whose folder holds 
 until the installed lm-eval reads it, this hook does the same job.
 
 Why it costs nothing at start-up: ``poetone-lm-eval.pth`` runs one line in every interpreter of the
-environment. That line reads the off switch (``POETONE_LM_EVAL_TASKS=0``: then nothing else happens)
-and imports this module, which imports nothing (``sys`` and ``os`` are loaded before any ``.pth``)
-and puts :class:`_Trigger` on ``sys.meta_path``: a finder that answers "not mine" to every import
+environment, and that line imports nothing (``os`` and ``sys`` are loaded before any ``.pth``). It
+reads the off switch (``POETONE_LM_EVAL_TASKS=0``: then nothing else happens) and puts a
+``PoetoneLmEvalTrigger`` on ``sys.meta_path``: a finder, defined in the line itself (a plain class:
+``importlib.abc`` would pull in ``typing``, ``pathlib`` …), that answers "not mine" to every import
 until lm-eval's task index (``lm_eval.tasks._index``) is imported. Only then, with lm-eval already
-loading, does the rest run: it wraps ``TaskIndex.build`` so that poetone's task folder is indexed
-right after lm-eval's own (a user's ``--include_path`` still comes later and can override).
+loading, is this module imported, and :func:`take_over` wraps ``TaskIndex.build`` so that poetone's
+task folder is indexed right after lm-eval's own (a user's ``--include_path`` still comes later and
+can override).
 
 It stands down when the installed lm-eval reads the ``lm_eval.tasks`` entry-point group itself, so
 the tasks are never indexed twice. ``pip uninstall poetone`` removes both files and leaves lm-eval
@@ -21,54 +23,21 @@ untouched.
 import os
 import sys
 
-#: The module whose import wakes the hook: lm-eval's task index.
+#: The module whose import wakes the hook: lm-eval's task index (also named in the .pth line).
 TARGET = "lm_eval.tasks._index"
 #: The entry-point group of upstream lm-eval PR #4015 (declared in pyproject.toml).
 ENTRY_POINT_GROUP = "lm_eval.tasks"
-#: The off switch: ``POETONE_LM_EVAL_TASKS=0``.
-OFF_SWITCH = "POETONE_LM_EVAL_TASKS"
 
 
-def enabled() -> bool:
-    """False when the user switched the hook off (``POETONE_LM_EVAL_TASKS=0``)."""
-    return os.environ.get(OFF_SWITCH, "1") != "0"
-
-
-class _Trigger:
-    """A meta-path finder that only waits for lm-eval's task index.
-
-    A finder needs nothing but ``find_spec``, so it is a plain class: deriving from
-    ``importlib.abc.MetaPathFinder`` would import ``importlib.abc`` (and with it ``typing``,
-    ``pathlib`` …) into every Python process of the environment.
-    """
-
-    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
-        if fullname != TARGET:
-            return None
-        return _take_over(self, fullname)
-
-    def invalidate_caches(self) -> None:
-        pass
-
-
-def install() -> None:
-    """Put the trigger on ``sys.meta_path`` (what the ``.pth`` line calls); idempotent."""
-    if not enabled() or TARGET in sys.modules:
-        return
-    if not any(isinstance(finder, _Trigger) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _Trigger())
-
-
-# Everything below runs only once lm-eval's task index is being imported.
-
-
-def _take_over(trigger: _Trigger, fullname: str) -> object:
-    """Find the real spec of lm-eval's task index and patch the module once it has run."""
+def take_over(trigger: object, fullname: str) -> object:
+    """Called by the .pth line's trigger when lm-eval's task index is imported: find the module's
+    real spec and patch the module once it has run, or stand down (``None``: the import goes on)."""
     import importlib.util
 
-    sys.meta_path.remove(trigger)  # once is enough, and find_spec below must not come back here
-    if lm_eval_reads_entry_point():
-        return None  # lm-eval indexes poetone's folder itself: let the import go on untouched
+    if trigger in sys.meta_path:
+        sys.meta_path.remove(trigger)  # once is enough, and find_spec below must not come back here
+    if fullname != TARGET or lm_eval_reads_entry_point():
+        return None
     spec = importlib.util.find_spec(fullname)
     loader = getattr(spec, "loader", None)
     if spec is None or not hasattr(loader, "exec_module"):

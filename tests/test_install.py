@@ -94,32 +94,42 @@ def test_readme_has_two_setup_commands_and_ci_runs_the_second(tmp_path: Path) ->
 # --- the start-up cost and the off switch -------------------------------------------------------
 
 
-def _modules_added_by_pth(tmp_path: Path, **env: str) -> list[str]:
-    """What processing poetone's .pth adds to ``sys.modules`` (site's own work excluded)."""
+def _site_dir_with_pth(tmp_path: Path) -> Path:
+    """A folder holding only poetone's .pth, to be processed as a site directory."""
     site_dir = tmp_path / "site"
     site_dir.mkdir()
     shutil.copy(SRC / PTH, site_dir / PTH)
-    shutil.copy(SRC / f"{HOOK}.py", site_dir / f"{HOOK}.py")
+    return site_dir
+
+
+def _start_up(tmp_path: Path, **env: str) -> dict[str, list[str]]:
+    """What processing poetone's .pth adds to ``sys.modules`` and ``sys.meta_path`` (site's own work excluded).
+
+    The hook module is importable (``src`` on the path), as it is in a real install: the line must
+    not import it all the same.
+    """
     empty = tmp_path / "empty"
     empty.mkdir()
     code = f"""
         import json, site, sys
         site.addsitedir({str(empty)!r})  # whatever site itself needs is loaded now
-        before = set(sys.modules)
-        site.addsitedir({str(site_dir)!r})
-        print(json.dumps(sorted(set(sys.modules) - before)))
+        modules, finders = set(sys.modules), list(sys.meta_path)
+        site.addsitedir({str(_site_dir_with_pth(tmp_path))!r})
+        print(json.dumps({{"modules": sorted(set(sys.modules) - modules),
+                           "finders": [type(f).__name__ for f in sys.meta_path if f not in finders]}}))
     """
-    done = _python(code, tmp_path, "-S", "-B", **env)
+    done = _python(code, tmp_path, "-S", "-B", PYTHONPATH=str(SRC), **env)
     assert done.returncode == 0, done.stderr
+    assert "Error processing line" not in done.stderr, done.stderr
     return json.loads(done.stdout)
 
 
-def test_pth_imports_nothing_but_the_hook_at_start_up(tmp_path: Path) -> None:
-    assert _modules_added_by_pth(tmp_path) == [HOOK]
+def test_pth_imports_nothing_at_start_up_and_only_adds_the_trigger(tmp_path: Path) -> None:
+    assert _start_up(tmp_path) == {"modules": [], "finders": ["PoetoneLmEvalTrigger"]}
 
 
-def test_off_switch_imports_nothing_at_all(tmp_path: Path) -> None:
-    assert _modules_added_by_pth(tmp_path, POETONE_LM_EVAL_TASKS="0") == []
+def test_off_switch_adds_nothing_at_all(tmp_path: Path) -> None:
+    assert _start_up(tmp_path, POETONE_LM_EVAL_TASKS="0") == {"modules": [], "finders": []}
 
 
 # --- the hook against a simulated lm-eval ------------------------------------------------------
@@ -174,9 +184,8 @@ def _fake_lm_eval(tmp_path: Path, tasks_init: str) -> Path:
 def _index_through_hook(tmp_path: Path, tasks_init: str, **env: str) -> dict[str, object]:
     fake = _fake_lm_eval(tmp_path, tasks_init)
     code = f"""
-        import json, sys
-        import {HOOK} as hook
-        hook.install()
+        import json, site, sys
+        site.addsitedir({str(_site_dir_with_pth(tmp_path))!r})  # as at start-up
         import lm_eval.tasks
         from lm_eval.tasks._index import TaskIndex
         print(json.dumps({{"paths": lm_eval.tasks.index(), "patched": getattr(TaskIndex.build, "_poetone", False)}}))
