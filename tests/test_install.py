@@ -58,17 +58,14 @@ def _copy_project(dest: Path) -> Path:
     return dest
 
 
-def _tree_state(root: Path) -> dict[str, tuple[int, int]]:
-    """Every file of the checkout with its size and modification time, caches excluded."""
-    state: dict[str, tuple[int, int]] = {}
+def _tree_state(root: Path) -> set[str]:
+    """Every file of the checkout, caches excluded (a build would add ``build/``, ``*.egg-info`` …)."""
+    state: set[str] = set()
     for folder, subfolders, files in os.walk(root):
         subfolders[:] = [
             d for d in subfolders if d not in (".git", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache")
         ]
-        for name in files:
-            path = Path(folder, name)
-            info = path.stat()
-            state[str(path.relative_to(root))] = (info.st_size, info.st_mtime_ns)
+        state.update(str(Path(folder, name).relative_to(root)) for name in files)
     return state
 
 
