@@ -172,3 +172,177 @@ def test_a_folder_as_input_or_output_is_a_clear_error(tmp_path: Path) -> None:
         assert b"is a folder" in done.stderr and b"Traceback" not in done.stderr
     done = run_cli("score", "--jsonl", str(tmp_path / "missing.jsonl"))
     assert done.returncode == 2 and b"missing.jsonl: no such file" in done.stderr and b"Traceback" not in done.stderr
+
+
+# --- log readers: a bad character, line, sample or file costs only itself ----------------------------
+
+
+def _sample_line(prompt: Any, answers: list[str], **override: Any) -> str:
+    row = {"doc_id": 0, "doc": prompt.as_record(), "resps": [answers], "filtered_resps": answers[:1], **override}
+    return json.dumps(row, ensure_ascii=False)
+
+
+@pytest.fixture(scope="module")
+def prompts() -> list[Any]:
+    from poetone.songci import build_eval_set
+
+    return build_eval_set(["zero_shot", "one_shot"], cipai=["浣溪沙", "菩萨蛮", "卜算子"])  # 36 prompts
+
+
+def _answer(prompt: Any) -> str:
+    from poetone.reference import reference_answer
+
+    return reference_answer(prompt)
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\u0085", "\x1c", "\x1d", "\x1e", "\x0b", "\x0c"])
+def test_a_line_breaking_character_in_an_answer_costs_nothing(tmp_path: Path, prompts: list[Any], char: str) -> None:
+    from poetone.logs import read_candidates
+
+    lines = [_sample_line(p, [_answer(p)]) for p in prompts]
+    lines[7] = _sample_line(prompts[7], [_answer(prompts[7]) + f"\n注{char}释"])
+    lines[7] = lines[7].replace(
+        json.dumps(char, ensure_ascii=False)[1:-1], char
+    )  # raw, as lm-eval writes U+2028 (other tools \x1c)
+    assert char in lines[7]
+    (tmp_path / "samples_songci_zeroshot_2026-01-01T00-00-00.jsonl").write_text(
+        "\n".join(lines) + "\n", encoding="utf-8"
+    )
+    candidates, errors = read_candidates([tmp_path])
+    assert errors == []
+    assert len(candidates) == len(prompts)
+    assert candidates[7].answer.endswith(f"注{char}释")
+
+
+def test_a_torn_last_line_loses_that_line_only(tmp_path: Path, prompts: list[Any]) -> None:
+    from poetone.logs import read_candidates
+
+    path = tmp_path / "samples_songci_zeroshot_2026-01-01T00-00-00.jsonl"
+    text = "\n".join(_sample_line(p, [_answer(p)]) for p in prompts) + "\n"
+    path.write_bytes(text.encode()[:-40])  # the run was killed while writing the last line
+    candidates, errors = read_candidates([tmp_path])
+    assert len(candidates) == len(prompts) - 1
+    assert len(errors) == 1 and f"{path}, line {len(prompts)}: not JSON (the file ends inside it" in errors[0]
+
+
+def _bad_lines(prompts: list[Any]) -> dict[str, str]:
+    """One line per class of bad sample, keyed by what the error must say."""
+    p = prompts[0]
+    unknown_cipai = {**p.as_record(), "cipai": "无此调"}
+    unknown_profile = {**p.as_record(), "profile": "no-such-profile"}
+    return {
+        "无此调": json.dumps({"doc": unknown_cipai, "resps": [[_answer(p)]]}, ensure_ascii=False),
+        "no-such-profile": json.dumps({"doc": unknown_profile, "resps": [[_answer(p)]]}, ensure_ascii=False),
+        "'doc' must be an object, not str": json.dumps({"doc": "浣溪沙", "resps": [["x"]]}),
+        "'resps' must be a list of lists": _sample_line(p, [], resps=["一曲新词酒一杯"]),
+        "'resps' must hold the answers as strings": _sample_line(p, [], resps=[[None]]),
+        "a line must be a JSON object": json.dumps(["doc", "resps"]),
+        "not UTF-8": "\udcff",  # stands for a bad byte, written below
+    }
+
+
+def _mixed_logs(tmp_path: Path, prompts: list[Any]) -> tuple[Path, Path, dict[str, int]]:
+    """A folder with one good samples file and one whose good lines sit among bad ones."""
+    folder = tmp_path / "logs"
+    (folder / "good").mkdir(parents=True)
+    (folder / "mixed").mkdir()
+    good = folder / "good" / "samples_songci_oneshot_2026-01-01T00-00-00.jsonl"
+    good.write_text(
+        "".join(_sample_line(p, [_answer(p), _answer(p)[:-3]]) + "\n" for p in prompts[18:]), encoding="utf-8"
+    )
+    mixed = folder / "mixed" / "samples_songci_zeroshot_2026-01-01T00-00-00.jsonl"
+    bad = _bad_lines(prompts)
+    lines: list[bytes] = []
+    numbers: dict[str, int] = {}
+    for i, p in enumerate(prompts[:18]):
+        lines.append(_sample_line(p, [_answer(p)]).encode())
+        if i < len(bad):
+            key, line = list(bad.items())[i]
+            lines.append(b'{"doc": "\xff"}' if key == "not UTF-8" else line.encode())
+            numbers[key] = len(lines)
+    mixed.write_bytes(b"\n".join(lines) + b"\n")
+    return folder, mixed, numbers
+
+
+def _assert_named(errors: list[str] | str, mixed: Path, numbers: dict[str, int]) -> None:
+    text = errors if isinstance(errors, str) else "\n".join(errors)
+    for key, number in numbers.items():
+        assert any(f"{mixed}, line {number}:" in e and key in e for e in text.splitlines()), (key, number, text)
+
+
+def test_each_bad_sample_line_is_named_and_skipped_the_rest_read(tmp_path: Path, prompts: list[Any]) -> None:
+    from poetone.logs import read_candidates
+
+    folder, mixed, numbers = _mixed_logs(tmp_path, prompts)
+    candidates, errors = read_candidates([folder])
+    _assert_named(errors, mixed, numbers)
+    assert len(errors) == len(numbers)
+    assert sorted(c.prompt_id for c in candidates if c.source == str(mixed)) == sorted(p.id for p in prompts[:18])
+    assert len([c for c in candidates if c.source != str(mixed)]) == 2 * 18  # the good file, both answers
+
+
+def test_report_bon_and_probe_skip_bad_lines_and_exit_1(
+    tmp_path: Path, prompts: list[Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, mixed, numbers = _mixed_logs(tmp_path, prompts)
+    assert main(["report", str(folder), "--out", str(tmp_path / "report"), "--bootstrap", "200"]) == 1
+    _assert_named(capsys.readouterr().err, mixed, numbers)
+    record = json.loads((tmp_path / "report" / "record.json").read_text(encoding="utf-8"))
+    assert record["candidates"] == 18 + 2 * 18
+
+    assert main(["bon", str(folder), "--out", str(tmp_path / "bon")]) == 1
+    _assert_named(capsys.readouterr().err, mixed, numbers)
+    assert len((tmp_path / "bon" / "train.jsonl").read_text(encoding="utf-8").splitlines()) == 36
+
+    assert main(["probe", str(folder), "--out", str(tmp_path / "probe")]) == 1
+    _assert_named(capsys.readouterr().err, mixed, numbers)
+    assert (tmp_path / "probe" / "probes.md").exists()
+
+
+def test_human_eval_pairs_skip_bad_lines(tmp_path: Path, prompts: list[Any]) -> None:
+    from poetone.human_eval.pairs import pairs_from_logs
+
+    folder, mixed, numbers = _mixed_logs(tmp_path, prompts)
+    selection = pairs_from_logs([folder], top=None)
+    _assert_named(selection.errors, mixed, numbers)
+    assert selection.candidates == 18 + 2 * 18
+    assert "error: " in selection.summary()
+
+
+def test_a_bad_sample_of_an_inspect_log_is_named_and_the_others_kept(tmp_path: Path) -> None:
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from poetone.logs import read_candidates
+
+    (log,) = inspect_eval(
+        "poetone/songci", model="poetone/reference", limit=4, log_dir=str(tmp_path / "run"), display="none",
+        task_args={"strategy": "zero_shot", "cipai": "浣溪沙"},
+    )  # fmt: skip
+    assert log.status == "success"
+    log = read_eval_log(log.location)
+    first, second = log.samples[0], log.samples[1]
+    first.metadata["cipai"], first.scores = "无此调", {}  # unscored: the reader must score it, and cannot
+    second.metadata["profile"], second.scores = "no-such-profile", {}
+    write_eval_log(log, str(tmp_path / "logs" / "edited.eval"))
+    candidates, errors = read_candidates([tmp_path / "logs"])
+    assert len(candidates) == 2
+    assert len(errors) == 2
+    assert f"sample {first.id!r}" in errors[0] and "无此调" in errors[0]
+    assert f"sample {second.id!r}" in errors[1] and "no-such-profile" in errors[1]
+
+
+def test_bazi_report_reads_past_line_breaking_characters_and_bad_lines(tmp_path: Path) -> None:
+    from poetone.bazi.report import read_answers
+
+    def line(i: int, reply: str) -> str:
+        doc = {"id": f"q{i}", "task": "theory", "category": "天干", "answer": "A"}
+        return json.dumps({"doc": doc, "resps": [[reply]], "filtered_resps": [reply]}, ensure_ascii=False)
+
+    lines = [line(i, "分析\u2028\x85…\n答案：A") for i in range(10)]
+    lines[4] = json.dumps({"doc": "天干", "resps": [["A"]]}, ensure_ascii=False)
+    path = tmp_path / "samples_bazi_theory_2026-01-01T00-00-00.jsonl"
+    path.write_bytes(("\n".join(lines) + "\n").encode()[:-30])  # and the last line torn
+    answers, errors = read_answers([tmp_path])
+    assert len(answers) == 8 and all(a.correct for a in answers)
+    assert len(errors) == 2 and f"{path}, line 5:" in errors[0] and f"{path}, line 10: not JSON" in errors[1]
