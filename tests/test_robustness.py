@@ -346,3 +346,34 @@ def test_bazi_report_reads_past_line_breaking_characters_and_bad_lines(tmp_path:
     answers, errors = read_answers([tmp_path])
     assert len(answers) == 8 and all(a.correct for a in answers)
     assert len(errors) == 2 and f"{path}, line 5:" in errors[0] and f"{path}, line 10: not JSON" in errors[1]
+
+
+# --- cipai names with a title: no converter per miss, nothing kept forever --------------------------
+
+
+def test_titled_names_build_opencc_once_and_keep_a_bounded_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    import opencc
+
+    import poetone.metadata as metadata
+
+    built = []
+    real = opencc.OpenCC
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        built.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(opencc, "OpenCC", counting)
+    if hasattr(metadata, "_t2s"):
+        metadata._t2s.cache_clear()
+    registry = metadata.load_cipai()
+    sizes = lambda: sum(len(v) for v in vars(registry).values() if isinstance(v, dict))  # noqa: E731
+    start = sizes()
+    for i in range(6_000):
+        assert registry.resolve(f"浣溪沙·春恨{i}") == "浣溪沙"
+        assert registry.resolve(f"點絳脣·{i}") == "点绛唇"
+    assert registry.resolve("鵲踏枝") == "蝶恋花" and registry.resolve("《菩萨蛮》") == "菩萨蛮"
+    with pytest.raises(KeyError, match="unknown cipai"):
+        registry.resolve("无此调·春恨")
+    assert len(built) <= 1  # the converter is built once, not per name
+    assert sizes() - start <= 4096  # 12,000 distinct spellings later
