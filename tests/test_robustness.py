@@ -377,3 +377,71 @@ def test_titled_names_build_opencc_once_and_keep_a_bounded_table(monkeypatch: py
         registry.resolve("无此调·春恨")
     assert len(built) <= 1  # the converter is built once, not per name
     assert sizes() - start <= 4096  # 12,000 distinct spellings later
+
+
+# --- progress: a bar on a terminal, nothing in a pipe (issue 15) --------------------------------------
+
+
+def _run_with_stderr(args: list[str], terminal: bool) -> tuple[int, bytes]:
+    """Run ``poetone ARGS`` with stderr on a pseudo-terminal or a pipe; its exit status and stderr."""
+    import pty
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "TERM": "xterm", "COLUMNS": "100"}
+    env.pop("CI", None)
+    cmd = [sys.executable, "-m", "poetone.cli", *args]
+    if not terminal:
+        done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=300)
+        return done.returncode, done.stderr
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed its end
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    return proc.wait(timeout=300), b"".join(chunks)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+@pytest.mark.parametrize("command", ["score", "report", "bon", "probe"])
+def test_progress_is_shown_on_a_terminal_and_not_in_a_pipe(tmp_path: Path, prompts: list[Any], command: str) -> None:
+    if command == "score":
+        (tmp_path / "in.jsonl").write_bytes((GOOD + b"\n") * 50)
+        args, label = ["score", "--jsonl", str(tmp_path / "in.jsonl"), "--out", str(tmp_path / "out.jsonl")], b"scoring"
+    else:
+        logs = tmp_path / "logs"
+        logs.mkdir()
+        lines = "".join(_sample_line(p, [_answer(p), _answer(p)[:-2]]) + "\n" for p in prompts)
+        (logs / "samples_songci_zeroshot_2026-01-01T00-00-00.jsonl").write_text(lines, encoding="utf-8")
+        args, label = [command, str(logs), "--out", str(tmp_path / "out")], b"reading logs"
+        if command == "report":
+            args += ["--bootstrap", "100"]
+    code, err = _run_with_stderr(args, terminal=True)
+    assert code in (0, 1), err  # probe reports classes too small to probe: exit 1, not a crash
+    assert label in err and b"\x1b[" in err  # a bar, drawn with escape codes
+    code, err = _run_with_stderr(args, terminal=False)
+    assert code in (0, 1), err
+    assert label not in err and b"\x1b[" not in err
+
+
+def test_no_progress_in_ci_or_on_a_dumb_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from poetone._progress import wanted
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert wanted(Terminal())  # type: ignore[arg-type]
+    monkeypatch.setenv("CI", "true")
+    assert not wanted(Terminal())  # type: ignore[arg-type]
+    monkeypatch.delenv("CI")
+    monkeypatch.setenv("TERM", "dumb")
+    assert not wanted(Terminal())  # type: ignore[arg-type]
