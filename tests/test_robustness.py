@@ -445,3 +445,19 @@ def test_no_progress_in_ci_or_on_a_dumb_terminal(monkeypatch: pytest.MonkeyPatch
     monkeypatch.delenv("CI")
     monkeypatch.setenv("TERM", "dumb")
     assert not wanted(Terminal())  # type: ignore[arg-type]
+
+
+def test_a_calibration_log_torn_past_its_header_is_named_not_fatal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import inspect_ai.log
+
+    from poetone.report import calibration_table
+
+    def torn(path: str, header_only: bool = False) -> Any:
+        raise ValueError("truncated zip")
+
+    monkeypatch.setattr(inspect_ai.log, "read_eval_log", torn)
+    errors: list[str] = []
+    table = calibration_table([tmp_path / "calibration.eval"], errors)
+    assert table.rows == [] and len(errors) == 1 and "calibration.eval" in errors[0] and "truncated zip" in errors[0]
