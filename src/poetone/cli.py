@@ -60,10 +60,12 @@ def _surrogate(value: Any, where: str = "") -> str | None:
     """Where a lone surrogate (\\ud800–\\udfff, valid as a JSON escape, not as text) sits in a
     parsed line, or None: such a string can be neither scored nor written as UTF-8."""
     if isinstance(value, str):
-        for i, ch in enumerate(value):
-            if "\ud800" <= ch <= "\udfff":
-                return f"{where or 'the line'} holds a lone surrogate U+{ord(ch):04X} at character {i}"
-        return None
+        m = _SURROGATE.search(value)
+        return (
+            f"{where or 'the line'} holds a lone surrogate U+{ord(m.group()):04X} at character {m.start()}"
+            if m
+            else None
+        )
     if isinstance(value, dict):
         for k, v in value.items():
             found = _surrogate(k, f"a key of {where or 'the line'}") or _surrogate(
