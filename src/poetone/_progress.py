@@ -47,8 +47,8 @@ class Progress:
     def __enter__(self) -> Progress:
         if self.enabled:
             from rich.console import Console
-            from rich.progress import BarColumn, Progress as RichProgress, TaskProgressColumn, TextColumn
-            from rich.progress import TimeElapsedColumn, TimeRemainingColumn
+            from rich.progress import BarColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+            from rich.progress import Progress as RichProgress
 
             console = Console(file=self.stream, force_terminal=True)
             self._bar = RichProgress(
@@ -66,9 +66,7 @@ class Progress:
             self._task = self._bar.add_task(self.description, total=self.total, detail="")
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
