@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
 import os
+import re
+import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from importlib import resources
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
+from poetone._progress import Progress, wanted
 from poetone.metadata import MetadataError, UnknownCipaiError, load_cipai
 from poetone.profiles import PROFILES
 
 RESULT_FIELDS = ("conformity", "structure", "tonal", "rhyme", "valid", "variant")
+#: Fields an output line owns: an input's own values of them are dropped, never passed on as ours.
+OWN_FIELDS = frozenset({*RESULT_FIELDS, "error"})
+_BOM = b"\xef\xbb\xbf"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class CliError(ValueError):
+    """A command-line input that cannot be used, named with what is wrong (exit status 2)."""
 
 
 def _critic(args: argparse.Namespace):
@@ -32,54 +45,237 @@ def _fmt(x: float) -> float:
     return round(x, 6)
 
 
-def score_jsonl(critic, src: TextIO, dst: TextIO, err: TextIO) -> tuple[int, int]:
-    """Score each line of ``src``; a bad line is reported and written with ``error``, the rest go on."""
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of the range of a number")
+    return value
+
+
+def _surrogate(value: Any, where: str = "") -> str | None:
+    """Where a lone surrogate (\\ud800–\\udfff, valid as a JSON escape, not as text) sits in a
+    parsed line, or None: such a string can be neither scored nor written as UTF-8."""
+    if isinstance(value, str):
+        m = _SURROGATE.search(value)
+        return (
+            f"{where or 'the line'} holds a lone surrogate U+{ord(m.group()):04X} at character {m.start()}"
+            if m
+            else None
+        )
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _surrogate(k, f"a key of {where or 'the line'}") or _surrogate(
+                v, f"field {k!r}" if not where else f"{where}[{k!r}]"
+            )
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _surrogate(v, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _clean(value: Any) -> Any:
+    """``value`` made writable as strict UTF-8 JSON: lone surrogates become U+FFFD, NaN and the
+    infinities null. Used only for a line already reported as failed."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _dump(record: dict[str, Any]) -> str:
+    """One output line: strict JSON (no NaN), valid UTF-8 (no lone surrogate), always."""
+    try:
+        text = json.dumps(record, ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")
+    except (ValueError, UnicodeEncodeError):
+        text = json.dumps(_clean(record), ensure_ascii=False, allow_nan=False)
+    return text + "\n"
+
+
+def _parse_line(raw: bytes | str, number: int) -> dict[str, Any]:
+    """The JSON object of one input line; ``ValueError`` says what is wrong with it."""
+    if isinstance(raw, bytes):
+        if raw.startswith(_BOM):  # a BOM (Windows editors write one): read past it, on any line
+            raw = raw[len(_BOM) :]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            seq = raw[exc.start : exc.start + 3]
+            if (
+                len(seq) == 3 and seq[0] == 0xED and 0xA0 <= seq[1] <= 0xBF
+            ):  # a surrogate encoded as if it were a character
+                code = 0xD000 | (seq[1] & 0x3F) << 6 | seq[2] & 0x3F
+                raise ValueError(f"not UTF-8: a lone surrogate U+{code:04X} at offset {exc.start}") from None
+            raise ValueError(f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} ({exc.reason})") from None
+    else:
+        text = raw.removeprefix("\ufeff")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                f"not UTF-8: a lone surrogate U+{ord(text[exc.start]):04X} at character {exc.start}"
+            ) from None
+    text = text.rstrip("\r\n")
+    if not text.strip():
+        raise ValueError("empty line")
+    try:
+        record = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except RecursionError:
+        raise ValueError("malformed JSON: nested too deeply") from None
+    except json.JSONDecodeError as exc:  # its "line 1 column k" would read as another line's number
+        raise ValueError(f"malformed JSON: {exc.msg} at character {exc.pos}") from None
+    except ValueError as exc:
+        raise ValueError(f"malformed JSON: {exc}") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"malformed JSON: a line must be a JSON object, not {type(record).__name__}")
+    return record
+
+
+def _raw_text(raw: bytes | str) -> str:
+    """An unreadable line as it was, for the output: undecodable bytes as \\xNN escapes."""
+    text = raw.decode("utf-8", "backslashreplace") if isinstance(raw, bytes) else _clean(raw)
+    return text.rstrip("\r\n")
+
+
+def score_jsonl(
+    critic, src: Iterable[bytes | str], dst: TextIO, err: TextIO, progress: Progress | None = None
+) -> tuple[int, int]:
+    """Score each line of ``src``: one output line per input line, in order.
+
+    A bad line (not UTF-8, not JSON, a lone surrogate, no cipai or text, an unknown cipai, or a
+    failure of the critic on it) is reported on ``err`` with its number and written with an
+    ``error`` field; the rest go on. ``src`` yields lines as bytes (a binary file splits on
+    ``\\n`` only, so one bad byte costs one line) or as text. Every output line is strict JSON
+    that encodes as UTF-8.
+    """
+    say = progress.print if progress is not None else (lambda message: print(message, file=err))
     done = failed = 0
     for number, raw in enumerate(src, start=1):
-        record: dict[str, Any]
-        if not raw.strip():
-            failed += 1  # reported and kept, so output line k still answers input line k
-            print(f"line {number}: empty line", file=err)
-            dst.write(json.dumps({"line": number, "error": "empty line"}) + "\n")
-            continue
-        try:
-            record = json.loads(raw)
-            if not isinstance(record, dict):
-                raise ValueError("a line must be a JSON object")
-        except ValueError as exc:
+        out = _score_line(critic, raw, number)
+        if "error" in out:
             failed += 1
-            print(f"line {number}: malformed JSON: {exc}", file=err)
-            dst.write(json.dumps({"line": number, "raw": raw.rstrip("\n"), "error": f"malformed JSON: {exc}"}, ensure_ascii=False) + "\n")
-            continue
-        try:
-            cipai, text = record.get("cipai"), record.get("text")
-            if not isinstance(cipai, str) or not cipai:
-                raise ValueError("missing field 'cipai'")
-            if not isinstance(text, str):
-                raise ValueError("missing field 'text' (a string)")
-            r = critic.score(cipai, text)
-            record.update({k: (_fmt(v) if isinstance(v, float) else v) for k, v in r.as_dict().items() if k in RESULT_FIELDS})
+            say(f"line {number}: {out['error']}")
+        else:
             done += 1
-        except (ValueError, UnknownCipaiError) as exc:
-            failed += 1
-            print(f"line {number}: {exc}", file=err)
-            record["error"] = str(exc)
-        dst.write(json.dumps(record, ensure_ascii=False) + "\n")
+        dst.write(_dump(out))
+        if progress is not None:
+            progress.advance(len(raw), detail=f"{number} lines, {failed} failed")
     return done, failed
+
+
+def _score_line(critic, raw: bytes | str, number: int) -> dict[str, Any]:
+    try:
+        record = _parse_line(raw, number)
+    except ValueError as exc:
+        message = str(exc)
+        if message == "empty line":  # kept, so output line k still answers input line k
+            return {"line": number, "error": message}
+        return {"line": number, "raw": _raw_text(raw), "error": message}
+    record = {k: v for k, v in record.items() if k not in OWN_FIELDS}
+    try:
+        where = _surrogate(record)
+        if where:
+            raise ValueError(f"not UTF-8: {where}")
+        cipai, text = record.get("cipai"), record.get("text")
+        if not isinstance(cipai, str) or not cipai:
+            raise ValueError("missing field 'cipai'")
+        if not isinstance(text, str):
+            raise ValueError("missing field 'text' (a string)")
+        result = critic.score(cipai, text)
+        record.update(
+            {k: (_fmt(v) if isinstance(v, float) else v) for k, v in result.as_dict().items() if k in RESULT_FIELDS}
+        )
+    except (ValueError, UnknownCipaiError) as exc:
+        record["error"] = str(exc)
+    except Exception as exc:  # the critic failed on this poem: one line lost, not the batch
+        record["error"] = f"the critic failed on this line ({type(exc).__name__}: {exc})"
+    return record
+
+
+def _open_jsonl_input(path: str) -> BinaryIO:
+    """The input of ``score --jsonl``, opened for reading bytes, or a ``CliError`` naming it."""
+    if path == "-":
+        buffer = getattr(sys.stdin, "buffer", None)
+        return buffer if buffer is not None else sys.stdin  # type: ignore[return-value]  # a StringIO in tests
+    if os.path.isdir(path):
+        raise CliError(f"--jsonl {path}: is a folder; give a JSONL file, one {{cipai, text}} object per line")
+    try:
+        return open(path, "rb")  # closed by cmd_score
+    except FileNotFoundError:
+        raise CliError(f"--jsonl {path}: no such file") from None
+    except OSError as exc:
+        raise CliError(f"--jsonl {path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _open_jsonl_output(path: str | None, src: Any) -> TextIO:
+    """The output of ``score --jsonl``: stdout, or a file that is not the input itself.
+
+    Opening the input for writing would empty it before a line is read, so that is refused,
+    whatever path, link or redirection names it.
+    """
+    if not path or path == "-":
+        if getattr(sys.stdout, "encoding", "utf-8").lower().replace("-", "") != "utf8":
+            with contextlib.suppress(AttributeError, ValueError):  # a non-UTF-8 locale: UTF-8 JSON regardless
+                sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
+        return sys.stdout
+    if os.path.isdir(path):
+        raise CliError(f"--out {path}: is a folder; give a file name")
+    try:
+        same = os.path.exists(path) and os.path.samestat(os.fstat(src.fileno()), os.stat(path))
+    except (AttributeError, OSError, ValueError):  # an input without a file descriptor
+        same = False
+    if same:
+        raise CliError(f"--out {path}: is the input file; writing it would destroy the input. Write to another file")
+    try:
+        return open(path, "w", encoding="utf-8", newline="\n")  # closed by cmd_score
+    except OSError as exc:
+        raise CliError(f"--out {path}: cannot be written ({exc.strerror or exc})") from None
+
+
+def _size(src: Any) -> int | None:
+    """Bytes left to read in ``src`` if it is a regular file (the progress bar's total)."""
+    try:
+        st = os.fstat(src.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
 
 
 def cmd_score(args: argparse.Namespace) -> int:
     critic = _critic(args)
     if args.jsonl:
-        src = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")  # noqa: SIM115
-        dst = sys.stdout if not args.out or args.out == "-" else open(args.out, "w", encoding="utf-8")  # noqa: SIM115
+        src = _open_jsonl_input(args.jsonl)
         try:
-            done, failed = score_jsonl(critic, src, dst, sys.stderr)
+            dst = _open_jsonl_output(args.out, src)
+        except CliError:
+            if src is not sys.stdin and src is not getattr(sys.stdin, "buffer", None):
+                src.close()
+            raise
+        # the bar goes on stderr, and not when the scored lines themselves scroll by on the terminal
+        shown = wanted() and not (dst is sys.stdout and wanted(sys.stdout))
+        try:
+            with Progress("scoring", total=_size(src), enabled=shown) as progress:
+                done, failed = score_jsonl(critic, src, dst, sys.stderr, progress)
         finally:
-            if src is not sys.stdin:
+            if src is not sys.stdin and src is not getattr(sys.stdin, "buffer", None):
                 src.close()
             if dst is not sys.stdout:
                 dst.close()
+            else:
+                dst.flush()
         print(f"scored {done} poems, {failed} lines failed", file=sys.stderr)
         return 1 if failed else 0
     if not args.cipai:
@@ -97,7 +293,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from poetone.critic import Critic
 
     record = next(r for r in corpus.load_records() if r["id"] == "niannujiao-history_nostalgia")
-    print(f"{record['poet']}《{record['cipai']}》{record['title']}…, as the 全宋词 prints it, scored by the default critic:\n")
+    print(
+        f"{record['poet']}《{record['cipai']}》{record['title']}…, as the 全宋词 prints it, scored by the default critic:\n"
+    )
     print(Critic().score(record["cipai"], record["text"]).render())
     return 0
 
@@ -162,7 +360,9 @@ def cmd_bon(args: argparse.Namespace) -> int:
     for error in selection.errors:
         print(f"poetone: skipped {error}", file=sys.stderr)
     print(format_summary(selection.summary))
-    print(f"{len(selection.rows)} training rows in {args.out}/train.jsonl (and {args.out}/dataset, {args.out}/summary.json)")
+    print(
+        f"{len(selection.rows)} training rows in {args.out}/train.jsonl (and {args.out}/dataset, {args.out}/summary.json)"
+    )
     return 1 if selection.errors else 0
 
 
@@ -173,7 +373,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     for error in report.errors:
         print(f"poetone: skipped {error}", file=sys.stderr)
     runs, calibrations = report.record.get("runs", []), report.record.get("calibration_logs", [])
-    print(f"report of {len(runs)} run(s) and {len(calibrations)} judge calibration(s): {args.out}/report.md, report.html, *.csv, *.png")
+    print(
+        f"report of {len(runs)} run(s) and {len(calibrations)} judge calibration(s): {args.out}/report.md, report.html, *.csv, *.png"
+    )
     return 1 if report.errors else 0
 
 
@@ -190,13 +392,18 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--profile", default="default", choices=sorted(PROFILES), help="critic profile (default: %(default)s)")
+    p.add_argument(
+        "--profile", default="default", choices=sorted(PROFILES), help="critic profile (default: %(default)s)"
+    )
     p.add_argument("--metadata", help="a cipai file or folder of our schema, or an official PoeTone metadata file")
     p.add_argument("--metadata-format", choices=["poetone-native", "poetone"], help="format of --metadata")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="poetone", description="Songci (宋词) evaluation: the formal-conformity critic, corpus, best-of-N and SFT, reports, human evaluation, BaZi.")
+    parser = argparse.ArgumentParser(
+        prog="poetone",
+        description="Songci (宋词) evaluation: the formal-conformity critic, corpus, best-of-N and SFT, reports, human evaluation, BaZi.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("score", help="score a poem, or a JSONL file of poems")
@@ -220,12 +427,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("bon", help="best-of-N: an SFT dataset of the best-scoring candidate per prompt")
-    p.add_argument("logs", nargs="+", help="Inspect logs (.eval, .json) and lm-eval samples_*.jsonl, or folders of them")
+    p.add_argument(
+        "logs", nargs="+", help="Inspect logs (.eval, .json) and lm-eval samples_*.jsonl, or folders of them"
+    )
     p.add_argument("--out", required=True, help="output folder: train.jsonl, dataset/, summary.json")
     p.add_argument("--min-score", type=float, default=0.0, help="drop prompts whose best conformity is below this")
     p.set_defaults(func=cmd_bon)
 
-    p = sub.add_parser("report", help="tables, intervals, paired tests and figures from Inspect logs and lm-eval outputs")
+    p = sub.add_parser(
+        "report", help="tables, intervals, paired tests and figures from Inspect logs and lm-eval outputs"
+    )
     p.add_argument("logs", nargs="+", help="Inspect logs (.eval, .json), lm-eval output folders or samples_*.jsonl")
     p.add_argument("--out", required=True, help="output folder: report.md, report.html, one CSV per table, PNG figures")
     p.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap resamples (default: %(default)s)")
@@ -233,7 +444,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("probe", help="cipai, theme and human-vs-model classification probes")
-    p.add_argument("logs", nargs="*", help="Inspect logs or lm-eval outputs with generated poems (none: canonical only)")
+    p.add_argument(
+        "logs", nargs="*", help="Inspect logs or lm-eval outputs with generated poems (none: canonical only)"
+    )
     p.add_argument("--out", help="folder for probes.md and probes.json")
     p.add_argument("--encoder", help="a local Chinese BERT folder: adds the embeddings + SVM pipeline")
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default: %(default)s)")
@@ -272,6 +485,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `poetone cipai show … | head`: the reader left; not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a folder where a file was wanted, no permission, a full disk: named, no traceback
+        print(f"poetone: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

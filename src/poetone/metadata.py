@@ -10,8 +10,9 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,11 @@ ENDINGS = ("句", "读", "韵", "叶", "换")
 RHYMED_ENDINGS = frozenset("韵叶换")
 _LINE_RE = re.compile(r"^([平仄中]+) (句|读|韵|叶|换)([A-Z]?)((?: 叠)?)$")
 METADATA_FORMATS = ("poetone-native", "poetone")
+#: Where a 词牌·题 title starts: the separators printed between the tune and the title.
+_TITLE_SEPARATORS = frozenset("・·•‧ \t\n\r\f\v\u3000(（")
+#: Spellings (titles, traditional script, unknown names) a registry remembers, and the longest kept.
+SPELLINGS_KEPT = 4096
+_LONGEST_KEPT = 64
 
 
 class MetadataError(ValueError):
@@ -311,6 +317,7 @@ class CipaiRegistry(Mapping[str, Cipai]):
     def __init__(self, cipai: Iterable[Cipai]):
         self._by_name: dict[str, Cipai] = {}
         self._lookup: dict[str, str] = {}
+        self._spellings: dict[str, str | tuple[str, ...]] = {}  # titles, other scripts, misses: bounded
         for c in cipai:
             if c.name in self._by_name:
                 raise MetadataError(f"cipai {c.name!r} is defined twice ({self._by_name[c.name].origin}, {c.origin})")
@@ -323,6 +330,7 @@ class CipaiRegistry(Mapping[str, Cipai]):
                         f"{c.origin}: alias {key!r} of {c.name!r} is already a name or alias of {owner!r}"
                         f" ({self._by_name[owner].origin})"
                     )
+        self._name_lengths = sorted({len(k) for k in self._lookup})
 
     def __getitem__(self, name: str) -> Cipai:
         return self._by_name[self.resolve(name)]
@@ -334,28 +342,64 @@ class CipaiRegistry(Mapping[str, Cipai]):
         return len(self._by_name)
 
     def resolve(self, name: str) -> str:
-        """Canonical name of ``name`` (a name, an alias, or a 词牌·题 title)."""
+        """Canonical name of ``name`` (a name, an alias, or a 词牌·题 title, in either script).
+
+        The name is tried first, then the tune before its title (a slice and a lookup), and only
+        then the simplified script (OpenCC, built once): so a titled name costs little more than
+        a bare one. What was worked out is remembered in a table of at most ``SPELLINGS_KEPT``
+        spellings of at most 64 characters, so a stream of distinct titles (every answer of a
+        model titling its poem) cannot grow it.
+        """
         key = _normalise_name(name)
-        if key in self._lookup:
-            return self._lookup[key]
-        for candidate in (key, _to_simplified(key)):
-            head = re.split(r"[・·•\s(（]", candidate, maxsplit=1)[0]
-            for k in (candidate, head):
-                if k in self._lookup:
-                    self._lookup[key] = self._lookup[k]  # remember the spelling
-                    return self._lookup[k]
+        found = self._lookup.get(key) or self._spellings.get(key)
+        if found is None:
+            found = self._head(key) or self._find(key)
+            if len(key) <= _LONGEST_KEPT:  # a pasted poem as the name is not worth keeping
+                if len(self._spellings) >= SPELLINGS_KEPT:
+                    self._spellings.clear()  # start over: cheap, and safe if threads share the registry
+                self._spellings[key] = found
+        if isinstance(found, tuple):
+            raise UnknownCipaiError(name, list(found))
+        return found
+
+    def _head(self, key: str) -> str | None:
+        """The cipai a 词牌·题 spelling starts with: a known name followed by a separator.
+        Only the lengths names have are tried (a slice and a lookup each, cheaper than a regex)."""
+        for n in self._name_lengths:
+            if n >= len(key):
+                break
+            if key[n] in _TITLE_SEPARATORS:
+                found = self._lookup.get(key[:n])
+                if found is not None:
+                    return found
+        return None
+
+    def _find(self, key: str) -> str | tuple[str, ...]:
+        """The canonical name of a spelling in traditional script, or the closest names (a tuple)."""
+        simplified = _to_simplified(key)
+        if simplified != key:
+            found = self._lookup.get(simplified) or self._head(simplified)
+            if found is not None:
+                return found
         close = difflib.get_close_matches(key, list(self._lookup), n=6, cutoff=0.3)
-        raise UnknownCipaiError(name, list(dict.fromkeys(self._lookup[k] for k in close))[:3])
+        return tuple(dict.fromkeys(self._lookup[k] for k in close))[:3]
 
 
-def _to_simplified(name: str) -> str:
-    """Traditional-script titles (點絳脣, 鵲踏枝) resolve like their simplified form; OpenCC is
-    imported only when a name misses, so scoring never pays for it."""
+@cache
+def _t2s() -> Callable[[str], str] | None:
+    """OpenCC's traditional-to-simplified converter, built once (building it costs milliseconds)
+    and only when a name misses, so scoring never pays for it."""
     try:
         import opencc
     except ImportError:  # pragma: no cover - a core dependency
-        return name
-    return opencc.OpenCC("t2s").convert(name)
+        return None
+    return opencc.OpenCC("t2s").convert
+
+
+def _to_simplified(name: str) -> str:
+    """Traditional-script titles (點絳脣, 鵲踏枝) resolve like their simplified form."""
+    convert = _t2s()
+    return convert(name) if convert is not None else name
 
 
 def _normalise_name(name: str) -> str:

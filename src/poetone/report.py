@@ -443,7 +443,7 @@ def _is_calibration(path: Path) -> bool:
         return False
 
 
-def calibration_table(files: list[Path]) -> Table:
+def calibration_table(files: list[Path], errors: list[str] | None = None) -> Table:
     """Per judge, degradation and dimension: how often the authentic poem was rated higher, and
     whether the judge can be trusted there (Wilson 95% lower bound above one half)."""
     from inspect_ai.log import read_eval_log
@@ -452,14 +452,20 @@ def calibration_table(files: list[Path]) -> Table:
 
     rows = []
     for path in files:
-        log = read_eval_log(str(path))
+        try:
+            log = read_eval_log(str(path))
+        except Exception as exc:  # the header read, the samples torn: this file only
+            if errors is None:
+                raise
+            errors.append(f"{path}: not a readable Inspect log ({type(exc).__name__}: {str(exc)[:200]})")
+            continue
         roles = log.eval.model_roles or {}
         judge_model = str(getattr(roles.get("grader"), "model", "") or log.eval.model)
         by_kind: dict[str, list[dict[str, float]]] = defaultdict(list)
         for sample in log.samples or []:
             score = (sample.scores or {}).get("prefers_authentic")
             if score is not None and isinstance(score.value, dict):
-                by_kind[sample.metadata.get("degradation", "?")].append(score.value)
+                by_kind[(sample.metadata or {}).get("degradation", "?")].append(score.value)
         for kind, values in sorted(by_kind.items()):
             for key in JUDGE_KEYS:
                 judged = [v[key] for v in values if not math.isnan(v[key])]
@@ -488,7 +494,7 @@ def build_report(paths: Sequence[str | Path], out: str | Path, n_boot: int = 10_
     if calibration and not candidates:
         target = Path(out)
         target.mkdir(parents=True, exist_ok=True)
-        table = calibration_table(calibration)
+        table = calibration_table(calibration, errors)
         report = Report([table], [], {"calibration_logs": [str(f) for f in calibration], "skipped_files": errors}, errors)
         (target / "report.md").write_text(to_markdown(report), encoding="utf-8")
         (target / "report.html").write_text(to_html(report), encoding="utf-8")
@@ -504,7 +510,7 @@ def build_report(paths: Sequence[str | Path], out: str | Path, n_boot: int = 10_
     tables = [*main_tables(items, n_boot, seed, profile), comparisons(items, n_boot, seed)]
     record = reporting_record(runs, candidates, errors, n_boot, seed)
     if calibration:
-        tables.append(calibration_table(calibration))
+        tables.append(calibration_table(calibration, errors))
         record["calibration_logs"] = [str(f) for f in calibration]
     figures = [heatmap(items, target / "heatmap_conformity.png"), component_bars(items, target / "components.png")]
     report = Report(tables, figures, record, errors)

@@ -10,7 +10,8 @@ the other poetone reports.
 
 Replies are re-scored from the logged text with ``poetone.bazi.parse`` (the tasks' own rule), so
 both frameworks are read the same way. A file that cannot be read is reported by name and the
-others are still read; a model that answered an item twice (epochs, repeated runs) keeps its
+others are still read, and so is a line of a samples file (file and line named, the rest of the
+file read; lines split on ``\n`` only, as ``poetone.logs`` reads them); a model that answered an item twice (epochs, repeated runs) keeps its
 first answer and the report says how many were dropped.
 """
 
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from poetone.bazi.parse import score_reply
-from poetone.logs import find_log_files, lm_eval_model
+from poetone.logs import capped, find_log_files, lm_eval_model, read_jsonl
 from poetone.stats import Interval, holm, mcnemar_p, wilson
 
 FAMILIES: tuple[str, ...] = ("theory", "case")
@@ -68,7 +69,7 @@ def read_answers(paths: Iterable[str | Path]) -> tuple[list[Answer], list[str]]:
     errors: list[str] = []
     for path, explicit in find_log_files(paths, samples_prefix="samples_bazi", skip={"report.json"}):
         try:
-            answers.extend(read_file(path))
+            answers.extend(read_file(path, errors))
         except NotBazi as exc:
             if explicit:
                 errors.append(str(exc))
@@ -77,9 +78,17 @@ def read_answers(paths: Iterable[str | Path]) -> tuple[list[Answer], list[str]]:
     return answers, errors
 
 
-def read_file(path: Path) -> list[Answer]:
+def read_file(path: Path, errors: list[str] | None = None) -> list[Answer]:
+    """The answers of one log; a bad line of a samples file is named in ``errors`` and skipped
+    (without ``errors``, the first bad line raises ``ReportError``)."""
     if path.name.startswith("samples_") and path.suffix == ".jsonl":
-        return list(_read_lm_eval(path))
+        skipped: list[str] = []
+        found = list(_read_lm_eval(path, skipped))
+        if errors is None and skipped:
+            raise ReportError(skipped[0])
+        if errors is not None:
+            errors.extend(capped(path, skipped))
+        return found
     if path.suffix in (".eval", ".json"):
         return list(_read_inspect(path))
     raise ReportError(f"{path}: not an Inspect log (.eval, .json) or an lm-eval samples_*.jsonl file")
@@ -123,27 +132,31 @@ def _read_inspect(path: Path) -> Iterator[Answer]:
         )
 
 
-def _read_lm_eval(path: Path) -> Iterator[Answer]:
+def _read_lm_eval(path: Path, skipped: list[str]) -> Iterator[Answer]:
     model = lm_eval_model(path)
     task = re.sub(r"_\d{4}-\d{2}-\d{2}T.*$", "", path.stem[len("samples_") :])
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{path}: cannot be read ({exc})") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+        lines = read_jsonl(path, skipped)
+    except ValueError as exc:  # LogError: the file cannot be opened
+        raise ReportError(str(exc)) from None
+    for number, row in lines:
         try:
-            row = json.loads(line)
-            doc = row["doc"]
+            doc = row.get("doc") if isinstance(row, dict) else None
+            if not isinstance(doc, dict):
+                raise TypeError(f"'doc' must be an object, not {type(doc).__name__}")
             item_id, family, category, key = str(doc["id"]), doc["task"], doc["category"], doc["answer"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ReportError(f"{path}: line {number} is not a sample of a BaZi task ({task}): {exc!r}") from None
-        filtered = row.get("filtered_resps") or []
-        reply = filtered[0] if filtered and isinstance(filtered[0], str) else ""
-        if not reply and row.get("resps"):
-            first = row["resps"][0]
-            reply = first[0] if isinstance(first, list) and first else str(first)
+            if not all(isinstance(v, str) for v in (family, category, key)):
+                raise TypeError("task, category and answer must be strings")
+            filtered = row.get("filtered_resps") or []
+            reply = filtered[0] if isinstance(filtered, list) and filtered and isinstance(filtered[0], str) else ""
+            if not reply and row.get("resps"):
+                first = row["resps"][0]
+                reply = first[0] if isinstance(first, list) and first else first
+            reply = reply if isinstance(reply, str) else "" if reply is None else str(reply)
+        except (KeyError, TypeError, IndexError, AttributeError) as exc:
+            reason = str(exc) if isinstance(exc, TypeError) else f"{type(exc).__name__}: {exc}"
+            skipped.append(f"{path}, line {number}: not a sample of a BaZi task ({task}): {reason}")
+            continue
         s = score_reply(reply, key)
         yield Answer(
             model=model,
