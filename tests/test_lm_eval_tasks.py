@@ -122,3 +122,26 @@ def test_each_strategy_is_generated_alike_in_both_frameworks() -> None:
         config = getattr(inspect_tasks, strategy)().config
         assert (config.temperature, config.top_p, config.max_tokens) == (want.temperature, want.top_p, want.max_tokens)
     assert prompts.GENERATION["cot"].max_tokens == 2048 and prompts.GENERATION["zero_shot"].max_tokens == 1024
+
+
+def test_the_task_folder_has_a_readme_in_lm_evals_form() -> None:
+    """lm-eval's task READMEs: paper, citation, groups and tasks, the new-benchmark checklist."""
+    import yaml
+
+    readme = (TASKS / "songci" / "README.md").read_text(encoding="utf-8")
+    for heading in (
+        "### Paper",
+        "### Citation",
+        "### Groups, Tags, and Tasks",
+        "#### Groups",
+        "#### Tasks",
+        "### Checklist",
+    ):
+        assert f"\n{heading}\n" in readme, heading
+    assert "https://arxiv.org/abs/2508.02515" in readme and "@misc{" in readme
+    assert "* [x] Is the task an existing benchmark in the literature?" in readme
+    for path in sorted((TASKS / "songci").glob("songci*.yaml")):
+        text = "\n".join(line for line in path.read_text(encoding="utf-8").splitlines() if "!function" not in line)
+        config = yaml.safe_load(text)
+        name = config.get("group") or config["task"]
+        assert f"* `{name}`" in readme, name
