@@ -82,6 +82,8 @@ def test_lm_eval_group_metrics_equal_the_critic(tmp_path: Path) -> None:
     names = {"zero_shot": "songci_zeroshot", "one_shot": "songci_oneshot", "completion": "songci_completion",
              "instruction": "songci_instruction", "cot": "songci_cot"}  # fmt: skip
     for strategy, scored in expected.items():
+        generation = report["configs"][names[strategy]]["generation_kwargs"]  # as the run used them
+        assert generation["max_gen_toks"] == (2048 if strategy == "cot" else 1024), strategy
         got = report["results"][names[strategy]]
         for metric in METRICS:
             assert got[f"{metric},none"] == pytest.approx(fmean(s[metric] for s in scored), abs=1e-9), (
