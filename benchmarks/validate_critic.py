@@ -18,11 +18,16 @@ from pathlib import Path
 from poetone import Critic
 from poetone.validation import (
     authentic_report,
+    chance_level,
     corpus_poems,
     coverage_report,
+    degenerate_report,
+    degenerate_suite,
+    gaming_report,
     load_cases,
     load_corpus,
     reference_report,
+    truncations,
 )
 
 SHARED = Path(os.environ.get("POETONE_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
@@ -122,6 +127,31 @@ def main() -> None:
     for k, c in coverage.items():
         apart = ", ".join(f"{kind} {len(v)}" for kind, v in c["apart"].items() if v) or "-"
         print(f"  {k}\t{c['coverage']:.3f}\t{c['coverage_complete']:.3f} ({c['n_complete']})\t{apart}\t{len(c['uncovered'])}")
+    critic = runs[args.profile]
+    poems = corpus_poems(critic, corpus)
+    gaming = gaming_report(critic, degenerate_suite(critic), truncations(critic, poems))
+    flagged = degenerate_report(critic, poems)
+    flagged.pop("measures")
+    chance = chance_level(critic)
+    figures["gaming"], figures["degenerate_flagged"], figures["chance_level"] = gaming, flagged, chance
+    print(f"## gaming the critic ({args.profile})")
+    print(
+        f"degenerate suite: n={gaming['degenerate_n']} kinds={gaming['degenerate_kinds']} "
+        f"share above 0.3={gaming['degenerate_above_0.3']:.4f} max={gaming['degenerate_max']:.3f} "
+        f"invalid={gaming['degenerate_invalid_share']:.4f}"
+    )
+    for kind in ("first_clause", "first_stanza", "half_lines"):
+        g = gaming.get(kind)
+        if g:
+            print(
+                f"{kind}: n={g['n']} mean={g['mean']:.3f} share<=0.3={g['share_at_most_0.3']:.4f} "
+                f"share<=0.75={g['share_at_most_0.75']:.4f} share above the whole poem={g['share_above_whole']:.4f}"
+            )
+    print(f"authentic poems flagged degenerate: {len(flagged['flagged'])} of {flagged['n']} ({flagged['flagged_share']:.3%})")
+    for item in flagged["flagged"]:
+        print(f"  {item['label']}: {item['reason']}")
+    print(f"chance level (random characters in each 正体's shape, n={chance['n']}): pooled {chance['pooled']:.3f}")
+    print("  " + ", ".join(f"{k} {v:.3f}" for k, v in chance["per_cipai"].items()))
     cs, rss = cold_start()
     print(f"import + first score: {cs:.3f} s; resident memory after it: {rss:.0f} MB")
     if args.json:

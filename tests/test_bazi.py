@@ -8,6 +8,7 @@ the model sent (``poetone.bazi.parse``) and ``poetone.stats``.
 from __future__ import annotations
 
 import argparse
+import csv
 import hashlib
 import importlib.util
 import json
@@ -215,6 +216,20 @@ def test_parser_rejects_everything_else(reply: str | None) -> None:
     assert score_reply(reply, "A") == {"parsed": None, "invalid": True, "correct": False}
 
 
+@pytest.mark.parametrize(
+    ("reply", "letter"),
+    [
+        ("甲子纳音是海中金，A 对；C 是炉中火。\n</think>\n\nA", "A"),  # Qwen3 / DeepSeek-R1: the template opened it
+        ("<thinking>选 A 还是 D？丙寅属火。</thinking>\nD", "D"),
+        ("A or D? 丙寅属火。</thinking> D", "D"),
+        ("<think>B 或 C</think>\n<think>应为 C</think>\nC", "C"),
+    ],
+)
+def test_parser_drops_reasoning_in_every_template_form(reply: str, letter: str) -> None:
+    assert parse_answer(reply) == letter
+    assert parse_answer(reply + "\n<think>") is None  # reasoning opened again and never closed: no answer
+
+
 def test_score_reply() -> None:
     assert score_reply("答案：Ｃ", "C") == {"parsed": "C", "invalid": False, "correct": True}
     assert score_reply("(A)", "C") == {"parsed": "A", "invalid": False, "correct": False}
@@ -276,6 +291,62 @@ def test_loader_reads_json_jsonl_parquet(tmp_path: Path) -> None:
     assert {i["id"] for i in load_items(tmp_path / "items.jsonl", category="nayin")} == {"t1", "t2", "t3"}
     with pytest.raises(BaziDataError, match="the categories are: Chart Construction, Nayin"):
         load_items(tmp_path / "items.jsonl", category="Shensha Basics")
+
+
+def test_loader_strips_an_option_label_only_with_its_separator(tmp_path: Path) -> None:
+    words = ["Apple", "Banana", "Cherry", "Date"]  # once read as "pple": a bare A was taken for a label
+    labelled = ["A. 海中金", "(B)炉中火", "C、大林木", "【D】路旁土"]
+    kept = ["A股", "B超", "C位", "D调"]
+    records = [
+        {"id": i, "question": "q", "options": opts, "answer": "A", "task": "theory", "category": "x"}
+        for i, opts in enumerate((words, labelled, kept, ["A.I. 算命", "B", "C", "D"]))
+    ]
+    (tmp_path / "items.json").write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    options = [i["options"] for i in read_items(tmp_path / "items.json")]
+    assert options == [words, OPTS, kept, ["A.I. 算命", "B", "C", "D"]]
+
+
+def test_loader_reads_a_csv_with_a_bom_and_a_text_index(tmp_path: Path) -> None:
+    def write(name: str, rows: list[list[str]], encoding: str) -> Path:
+        path = tmp_path / name
+        with path.open("w", encoding=encoding, newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["id", "question", "A", "B", "C", "D", "answer", "category"])
+            writer.writerows([[ident, "纳音？", *OPTS, answer, "Nayin"] for ident, answer in rows])
+        return path
+
+    bom = write("bazi_theory.csv", [["t1", "B"], ["t2", "C"]], "utf-8-sig")  # as Excel saves "CSV UTF-8"
+    assert [(i["id"], i["answer"]) for i in read_items(bom)] == [("t1", "B"), ("t2", "C")]  # once bazi_theory-2, -3
+    # an index as text: every CSV cell is; "0.0" as pandas writes an integer column with gaps
+    indexed = write("theory_indexed.csv", [["t1", "1"], ["t2", "B"], ["t3", "0.0"]], "utf-8")
+    assert [(i["id"], i["answer"]) for i in read_items(indexed)] == [("t1", "B"), ("t2", "B"), ("t3", "A")]
+    ambiguous = tmp_path / "numbers.json"  # "1" as an index is B, as an option's text A: refused, not guessed
+    record = {"id": "n", "question": "几？", "options": ["1", "2", "3", "4"], "answer": "1", "category": "x"}
+    ambiguous.write_text(json.dumps({"theory": [record]}), encoding="utf-8")
+    with pytest.raises(BaziDataError, match="answer '1' is ambiguous"):
+        read_items(ambiguous)
+
+
+def test_loader_splits_jsonl_on_newlines_only(tmp_path: Path) -> None:
+    separators = ["\u2028", "\u2029", "\u0085", "\x1c", "\x1d", "\x1e", "\x0b", "\x0c"]  # splitlines() breaks
+    records = [
+        {"id": f"s{k}", "question": f"甲子{sep}纳音？", "options": OPTS, "answer": "A", "category": "x"}
+        for k, sep in enumerate(separators)
+    ]
+    body = "\n".join(json.dumps(r, ensure_ascii=False) for r in records)
+    for sep in separators:  # every one raw inside its string, as some writers leave them
+        body = body.replace(json.dumps(sep)[1:-1], sep)
+    assert all(sep in body for sep in separators)
+    path = tmp_path / "theory.jsonl"
+    path.write_text(body + "\n", encoding="utf-8")
+    assert [i["question"] for i in read_items(path)] == [r["question"] for r in records]
+    path.write_text("\ufeff" + body + "\r\n" + '{"id": "torn", "question": "乙', encoding="utf-8")
+    with pytest.warns(UserWarning, match=f"line {len(records) + 1} is cut off"):
+        items = read_items(path)
+    assert [i["question"] for i in items] == [r["question"] for r in records]  # a BOM, and the torn line alone lost
+    path.write_text(body + "\n{bad\n" + body.replace('"s', '"u'), encoding="utf-8")
+    with pytest.raises(BaziDataError, match=f"line {len(records) + 1}: malformed JSON"):
+        read_items(path)  # not the last line: a corrupt file, named
 
 
 def test_loader_family_from_file_name_and_folders(tmp_path: Path) -> None:

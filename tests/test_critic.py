@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -108,9 +109,10 @@ def assert_details_match_scores(r: CriticResult) -> None:
     """details() must explain exactly the tonal and rhyme scores (same faults, same counts)."""
     rows = r.details()["lines"]
     checked = [c for row in rows if row.get("length_ok") for c in row.get("tones", [])]
+    missing = sum(row.get("missing_characters", 0) for row in rows)  # the form's lines the poem lacks
     if checked:
         good = sum(1 for c in checked if c["ok"])
-        assert r.tonal == pytest.approx(good / len(checked), abs=1e-12), [c for c in checked if not c["ok"]]
+        assert r.tonal == pytest.approx(good / (len(checked) + missing), abs=1e-12), [c for c in checked if not c["ok"]]
     rhymes = [row["rhyme"] for row in rows if "rhyme" in row]
     if rhymes:
         good = sum(1 for x in rhymes if x["ok"])
@@ -195,13 +197,20 @@ def test_result_lines_are_the_aligned_clauses(critic: Critic) -> None:
 # --- hand-made faults lower the right component ---------------------------------------------------
 
 
-def test_dropped_line_lowers_structure_only(critic: Critic) -> None:
-    r = critic.score("菩萨蛮", PUSA.replace("何处是归程？长亭更短亭。", "何处是归程。"))
+def test_dropped_line_counts_as_missing(critic: Critic, paper_critic: Critic) -> None:
+    """菩萨蛮 has 44 characters and 8 rhyme positions; 长亭更短亭 (5 characters, a rhyme) is lost."""
+    text = PUSA.replace("何处是归程？长亭更短亭。", "何处是归程。")
+    r = critic.score("菩萨蛮", text)
     assert r.structure == pytest.approx(7 / 8)
-    assert r.tonal == 1.0
-    assert r.rhyme == 1.0
-    assert r.conformity == pytest.approx(0.4 * 7 / 8 + 0.6)
+    assert r.tonal == pytest.approx(39 / 44)  # its 5 characters are unmatched (correction 7)
+    assert r.rhyme == pytest.approx(7 / 8)  # its rhyme position is a miss
+    assert r.conformity == pytest.approx(0.4 * 7 / 8 + 0.3 * 39 / 44 + 0.3 * 7 / 8)
     assert "missing line" in r.render()
+    # the formula as printed counts only the lines present
+    old = Critic(profile="default")
+    old.profile = replace(old.profile, count_missing=False)
+    q = old.score("菩萨蛮", text)
+    assert (q.tonal, q.rhyme) == (1.0, 1.0)
 
 
 def test_dropped_line_in_the_middle_lowers_structure(critic: Critic) -> None:
@@ -218,7 +227,8 @@ def test_lost_line_costs_only_that_line(critic: Critic, paper_critic: Critic) ->
     text = SHUIDIAO.replace("把酒问青天。", "")
     r = critic.score("水调歌头", text)
     assert r.structure == pytest.approx(18 / 19)
-    assert (r.tonal, r.rhyme, r.variant) == (1.0, 1.0, "正体")
+    # 95 characters, 8 rhyme positions; the lost clause's 5 characters and its rhyme count against it
+    assert (r.tonal, r.rhyme, r.variant) == (pytest.approx(90 / 95), pytest.approx(7 / 8), "正体")
     rows = r.details()["lines"]
     assert (rows[1]["index"], rows[1]["text"], rows[1]["fault"]) == (2, "", "missing line")
     assert rows[2]["text"] == "不知天上宫阙" and rows[2]["index"] == 3 and "fault" not in rows[2]
@@ -243,7 +253,7 @@ def test_surviving_lines_are_read_where_tones_and_rhyme_fit(critic: Critic) -> N
     r = critic.score("水调歌头", "云作伴，月为邻。")
     assert r.line_of == (10, 11)
     assert r.structure == pytest.approx(2 / 19)
-    assert r.rhyme == 1.0
+    assert r.rhyme == pytest.approx(1 / 8)  # 邻 is the one rhyme written, of the form's eight
     assert_details_match_scores(r)
 
 
@@ -633,10 +643,17 @@ def test_quotes_and_brackets_inside_lines_are_dropped(critic: Critic) -> None:
 
 
 @pytest.mark.parametrize("garbled", ["\ufffd", "□", "の"])
-def test_lost_character_keeps_its_place(critic: Critic, garbled: str) -> None:
+def test_lost_character_keeps_its_place(critic: Critic, paper_critic: Critic, garbled: str) -> None:
+    """A lost character keeps the line's length; it is unverified, so its tone counts as a fault
+    (伤 stands at a 平 position of 菩萨蛮's 44), and at a rhyme it is a miss."""
     r = critic.score("菩萨蛮", PUSA.replace("伤", garbled))
-    assert scores(r) == (1.0, 1.0, 1.0, 1.0)
+    assert (r.structure, r.tonal, r.rhyme) == (1.0, pytest.approx(43 / 44), 1.0)
     assert r.lines[1] == "寒山一带□心碧"
+    rhyme_lost = critic.score("菩萨蛮", PUSA.replace("碧", garbled))
+    assert rhyme_lost.rhyme == pytest.approx(7 / 8)
+    assert_details_match_scores(rhyme_lost)
+    # the paper's profile keeps the old rule: a lost character fits any tone and rhyme
+    assert paper_critic.score("菩萨蛮", PUSA.replace("碧", garbled)).rhyme == paper_critic.score("菩萨蛮", PUSA).rhyme
 
 
 def test_title_line_directly_above_scores_like_the_bare_poem(critic: Critic) -> None:
@@ -666,3 +683,30 @@ def test_traditional_aliases_resolve(critic: Critic, name: str, canonical: str) 
     """BUG: names are not script-normalised; only the aliases listed verbatim resolve, so the
     traditional spelling of most 又名 (and 點絳脣, as traditional editions print it) is unknown."""
     assert critic.resolve(name) == canonical
+
+
+def test_the_plan_cache_is_bounded_by_size_and_changes_no_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Long texts of fresh shapes clear the cache instead of growing it; scores stay those of a fresh critic."""
+    import random
+
+    import poetone.critic
+
+    monkeypatch.setattr(poetone.critic, "PLAN_CACHE_SLOTS", 2_000)
+    rng = random.Random(0)
+    texts = ["，".join("春花秋月何时了往事知多少"[: rng.randint(1, 12)] for _ in range(rng.randint(20, 80))) for _ in range(60)]
+    bounded = Critic()
+    seen = []
+    for k, text in enumerate(texts):
+        seen.append(bounded.score("念奴娇" if k % 2 else "浣溪沙", text).as_dict())
+        assert bounded._plan_cost <= 2_000 or len(bounded._plan_cache) == 1  # one shape larger than the budget
+    assert seen == [Critic().score("念奴娇" if k % 2 else "浣溪沙", t).as_dict() for k, t in enumerate(texts)]
+
+
+def test_the_tone_table_does_not_grow_without_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    import poetone.critic
+
+    critic = Critic()
+    size = len(critic._tone_digits)
+    monkeypatch.setattr(poetone.critic, "_TONE_TABLE_MOST", size + 10)
+    critic.score("浣溪沙", "".join(chr(0x10000 + i) for i in range(500)) + "，一曲新词酒一杯")
+    assert len(critic._tone_digits) <= size + 10

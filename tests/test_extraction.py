@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+
 import pytest
+from pypinyin import Style, lazy_pinyin
 
 from poetone import Critic
+from poetone.corpus import load_records
 from poetone.extraction import Extraction, extract_poem
 
 POEM = "一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？\n无可奈何花落去，似曾相识燕归来。小园香径独徘徊。"
@@ -299,3 +304,256 @@ def test_critic_scores_invalid_output_zero(critic: Critic) -> None:
         assert r.reason
         assert r.as_dict()["valid"] is False
         assert r.lines == ()
+
+
+# --- harmless wrapping never drops or lowers a real poem -------------------------------------------
+
+Record = dict[str, str]
+
+
+def _per_line(text: str, edit: Callable[[str], str]) -> str:
+    return "\n".join(edit(line) for line in text.split("\n"))
+
+
+def _inside(line: str, chars: str) -> str:
+    """``chars`` after the second character of a verse line: inside its first clause."""
+    return line[:2] + chars + line[2:]
+
+
+def _pinyin(line: str) -> str:
+    return " ".join(lazy_pinyin(line, style=Style.TONE, errors="ignore"))
+
+
+def _one_line(r: Record) -> str:
+    return r["text"].replace("\n", "")
+
+
+#: Each wrapper turns a corpus record into a model answer holding its poem. The first group already
+#: worked; the others dropped the poem (score 0) or scored a label or a title as verse.
+WRAPPERS: dict[str, Callable[[Record], str]] = {
+    # already worked
+    "code-fence": lambda r: "```\n" + r["text"] + "\n```",
+    "code-fence-lang": lambda r: "```text\n" + r["text"] + "\n```\n",
+    "think": lambda r: f"<think>用户要我写{r['cipai']}。先想平仄，再想韵脚。</think>\n\n" + r["text"],
+    "think-orphan-close": lambda r: "先想平仄，再想韵脚。\n</think>\n\n" + r["text"],
+    "markdown-header": lambda r: f"# {r['cipai']}·{r['title']}\n\n" + r["text"],
+    "markdown-bold": lambda r: _per_line(r["text"], lambda ln: f"**{ln}**"),
+    "numbered-lines": lambda r: "\n".join(f"{i}. {ln}" for i, ln in enumerate(r["text"].split("\n"), 1)),
+    "bulleted-lines": lambda r: _per_line(r["text"], lambda ln: "- " + ln),
+    "title-and-author": lambda r: f"《{r['cipai']}·{r['title']}》\n宋·{r['poet']}\n\n" + r["text"],
+    "notes": lambda r: r["text"] + "\n\n注释：\n1. 此词上片写景。\n2. 下片抒情，情景交融。",
+    "appreciation": lambda r: r["text"] + "\n\n【赏析】\n此词上片写景，下片抒情。",
+    "preamble-line": lambda r: f"好的，下面是我创作的{r['cipai']}：\n\n" + r["text"] + "\n\n希望你喜欢！",
+    "pinyin-lines": lambda r: _per_line(r["text"], lambda ln: ln + "\n" + _pinyin(ln)),
+    "translation-en": lambda r: r["text"] + "\n\nTranslation:\nA new song, a cup of wine.\nThe old pavilion.",
+    "translation-zh": lambda r: r["text"] + "\n\n译文：\n听一曲新词，饮一杯美酒。",
+    "english-around": lambda r: f"Here is a ci to the tune {r['cipai']}:\n\n" + r["text"] + "\n\nI hope you enjoy it.",
+    "blockquote": lambda r: _per_line(r["text"], lambda ln: "> " + ln),
+    "quote-marks": lambda r: "“" + r["text"] + "”",
+    "corner-quotes": lambda r: "「" + r["text"] + "」",
+    # JSON answers
+    "json-poem": lambda r: json.dumps({"poem": r["text"]}, ensure_ascii=False),
+    "json-ci": lambda r: json.dumps({"title": r["title"], "ci": r["text"]}, ensure_ascii=False),
+    "json-text-indented": lambda r: json.dumps({"cipai": r["cipai"], "text": r["text"]}, ensure_ascii=False, indent=2),
+    "json-ascii-escapes": lambda r: json.dumps({"poem": r["text"]}),
+    "json-fenced": lambda r: (
+        "```json\n" + json.dumps({"title": r["title"], "poem": r["text"]}, ensure_ascii=False) + "\n```"
+    ),
+    "json-list-of-lines": lambda r: json.dumps({"poem": r["text"].split("\n")}, ensure_ascii=False),
+    "json-nested": lambda r: json.dumps({"result": {"cipai": r["cipai"], "poem": r["text"]}}, ensure_ascii=False),
+    "json-unknown-key": lambda r: json.dumps({"title": r["title"], "词的内容": r["text"]}, ensure_ascii=False),
+    "json-raw-newline": lambda r: '{"poem": "' + r["text"] + '"}',
+    "json-in-prose": lambda r: "好的：\n" + json.dumps({"poem": r["text"]}, ensure_ascii=False) + "\n希望你喜欢！",
+    # a chat prefix on the poem's own line
+    "chat-prefix-zh-one-line": lambda r: f"好的，这是我写的{r['cipai']}：" + _one_line(r),
+    "chat-prefix-en-one-line": lambda r: "Here is my ci: " + _one_line(r),
+    "chat-prefix-zh": lambda r: f"好的，这是我写的{r['cipai']}：" + r["text"],
+    "cipai-colon-one-line": lambda r: f"{r['cipai']}：" + _one_line(r),
+    # HTML and other line breaks
+    "br": lambda r: r["text"].replace("\n", "<br>"),
+    "br-slash": lambda r: r["text"].replace("\n", "<br/>\n"),
+    "br-space-slash": lambda r: r["text"].replace("\n", "<br />"),
+    "html-paragraphs": lambda r: "".join(f"<p>{ln}</p>" for ln in r["text"].split("\n")),
+    "poem-tags": lambda r: "<poem>" + r["text"] + "</poem>",
+    "crlf": lambda r: r["text"].replace("\n", "\r\n") + "\r\n",
+    "line-separator": lambda r: r["text"].replace("\n", "\u2028"),
+    # characters that carry no verse, inside a line
+    "bom": lambda r: "\ufeff" + r["text"],
+    "zero-width-space": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "\u200b")),
+    "zero-width-joiner": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "\u200d")),
+    "zero-width-non-joiner": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "\u200c")),
+    "word-joiner": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "\u2060")),
+    "soft-hyphen": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "\u00ad")),
+    "bidi-mark": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "\u200e")),
+    "variation-selector": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "\ufe0f")),
+    "ideographic-variation-selector": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "\U000e0100")),
+    "combining-mark": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "\u0301")),
+    "nul": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "\x00")),
+    "control-characters": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "\x07\x1c\x7f")),
+    "emoji": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "🌸")),
+    "emoji-at-line-end": lambda r: _per_line(r["text"], lambda ln: ln + "🌙✨"),
+    "emoji-zwj-sequence": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "👨\u200d👩\u200d👧👍🏻")),
+    "dingbats": lambda r: _per_line(r["text"], lambda ln: _inside(ln, "❀★")),
+    # label lines and headings are not verse
+    "label-cipai": lambda r: f"词牌：{r['cipai']}\n" + r["text"],
+    "label-cipai-name": lambda r: f"词牌名：{r['cipai']}\n" + r["text"],
+    "label-title": lambda r: f"题目：{r['title']}\n" + r["text"],
+    "label-biaoti": lambda r: f"标题：{r['title']}\n" + r["text"],
+    "label-theme": lambda r: f"主题：{r['theme_label']}\n" + r["text"],
+    "labels-all": lambda r: f"**词牌：** {r['cipai']}\n标题：{r['title']}\n主题：{r['theme_label']}\n\n" + r["text"],
+    "inline-heading": lambda r: f"《{r['cipai']}》" + r["text"],
+    "inline-heading-space": lambda r: f"《{r['cipai']}》 " + r["text"],
+    "inline-heading-titled": lambda r: f"《{r['cipai']}·{r['title']}》" + r["text"],
+    # all at once
+    "combined": lambda r: (
+        f"<think>先想平仄。</think>\n好的，这是我写的{r['cipai']}：\n\n```\n《{r['cipai']}·{r['title']}》\n"
+        f"词牌：{r['cipai']}\n"
+        + _per_line(r["text"], lambda ln: "\ufeff**" + _inside(ln, "\u200b🌸") + "**")
+        + "\n```\n\n注释：\n1. 此词上片写景。"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def bare_scores(critic: Critic) -> list[tuple[Record, float]]:
+    """Every corpus poem with the critic's score of the poem as printed."""
+    scored = [(r, critic.score(r["cipai"], r["text"])) for r in load_records()]
+    assert len(scored) == 120 and all(s.valid and s.conformity > 0.5 for _, s in scored)
+    return [(r, s.conformity) for r, s in scored]
+
+
+@pytest.mark.parametrize("wrapper", list(WRAPPERS))
+def test_harmless_wrapping_scores_as_the_bare_poem(
+    wrapper: str, critic: Critic, bare_scores: list[tuple[Record, float]]
+) -> None:
+    """Over the 120 corpus poems, a wrapped answer scores as its bare poem within 0.005."""
+    wrap = WRAPPERS[wrapper]
+    off = []
+    for record, bare in bare_scores:
+        got = critic.score(record["cipai"], wrap(record)).conformity
+        if abs(got - bare) > 0.005:
+            off.append(f"{record['id']} {got - bare:+.3f}")
+    assert not off, f"{wrapper}: {len(off)} of {len(bare_scores)} poems score otherwise: {off[:5]}"
+
+
+NO_VERSE_CHARS = {
+    "bom": "\ufeff", "zwsp": "\u200b", "zwnj": "\u200c", "zwj": "\u200d", "word-joiner": "\u2060",
+    "soft-hyphen": "\u00ad", "vs16": "\ufe0f", "combining": "\u0301", "nul": "\x00", "x1e": "\x1e",
+    "emoji": "🌸", "flag": "🇨🇳",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(NO_VERSE_CHARS))
+def test_characters_without_verse_are_removed_and_the_poem_is_clean(name: str) -> None:
+    chars = NO_VERSE_CHARS[name]
+    text = _per_line(POEM, lambda ln: chars + _inside(ln, chars) + chars)
+    assert extract_poem(text, "浣溪沙") == Extraction(POEM, True, "", clean=True)
+
+
+def test_only_invisible_characters_is_invalid() -> None:
+    for text in ("\u200b\ufeff", "🌸🌸🌸", "\x00\x00", "\u2060\n\u200d"):
+        ex = extract_poem(text, "浣溪沙")
+        assert not ex.valid and ex.poem == "" and ex.reason
+
+
+def test_lone_surrogate_is_removed() -> None:
+    assert extracted("\ud800" + _inside(POEM, "\udfff")) == POEM
+
+
+def test_json_nested_lists_of_lines() -> None:
+    stanzas = [line.split("。", 1) for line in POEM.split("\n")]
+    lines = [line for stanza in stanzas for line in stanza]
+    assert extracted(json.dumps({"poem": stanzas}, ensure_ascii=False)) == "\n".join(lines)
+    assert not extract_poem("[[{}]]", "浣溪沙").valid
+
+
+def test_shortcut_never_skips_a_character_to_remove() -> None:
+    """The ordinary-text shortcut of the normalisation covers no character the full scan removes."""
+    from poetone.extraction import _NO_VERSE_CHARS, _ORDINARY
+
+    leaked = [hex(c) for c in range(0x30000) if _ORDINARY.fullmatch(chr(c)) and _NO_VERSE_CHARS.match(chr(c))]
+    assert not leaked
+
+
+def test_json_poem_keeps_its_layout() -> None:
+    assert extracted(json.dumps({"poem": POEM}, ensure_ascii=False)) == POEM
+    assert extracted(json.dumps({"poem": POEM.split("\n")})) == POEM
+    assert extracted(json.dumps([POEM], ensure_ascii=False)) == POEM
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100_000,
+        "[" * 100_000 + "]" * 100_000,
+        '{"a":' * 50_000 + "1" + "}" * 50_000,
+        "[" * 900 + '"春风"' + "]" * 900,
+    ],
+    ids=["open-brackets", "deep-list", "deep-object", "deep-but-decodable"],
+)
+def test_deeply_nested_json_is_no_crash(text: str) -> None:
+    assert not extract_poem(text, "浣溪沙").valid
+    assert extracted(text + "\n\n" + POEM) == POEM
+
+
+def test_json_without_a_poem_is_read_as_text() -> None:
+    # a fragment that looks like JSON but holds no poem loses nothing around it
+    assert extracted("参见 [1]。\n\n" + POEM) == POEM
+    assert extracted('{"note": "抱歉"}\n\n' + POEM) == POEM
+    assert extracted('{"poem": 42}\n' + POEM) == POEM
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"answer": "抱歉，我无法完成这个请求。"}',
+        '{"error": "rate limit exceeded"}',
+        '["抱歉，我无法完成这个请求。"]',
+        "<p>抱歉，我无法完成这个请求。</p>",
+        "Sure! Here is your poem: The river flows east, the waves wash away the heroes.",
+        "好的，这是我写的浣溪沙：抱歉我写不出。",
+        "好的，这是我写的浣溪沙：\n\n希望你喜欢！",
+        "好的，平仄如下：中仄中平中仄平，中平中仄仄平平。",
+        "Here is the tone pattern: 中仄中平中仄平，中平中仄仄平平。",
+        "分析：中仄中平中仄平，中平中仄仄平平。",
+        "词牌：浣溪沙\n题目：春恨\n主题：离愁",
+        "Title: 春恨",
+        "《浣溪沙》",
+        "Here is my ci: 春风",
+    ],
+)
+def test_wrapped_prose_stays_invalid(text: str) -> None:
+    ex = extract_poem(text, "浣溪沙")
+    assert not ex.valid, ex
+    assert ex.poem == ""
+
+
+def test_chat_prefix_before_a_translation_is_not_taken_for_verse() -> None:
+    text = POEM + "\n\n以下是白话译文：听一曲新词，饮一杯美酒。"
+    assert extracted(text) == POEM
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["词牌：浣溪沙", "词牌名：浣溪沙", "题目：春恨", "标题：春恨", "主题：离愁", "Title: 春恨"],
+    ids=["cipai", "cipai-name", "timu", "biaoti", "zhuti", "english-title"],
+)
+def test_label_lines_are_not_verse(label: str) -> None:
+    assert extracted(f"{label}\n{POEM}") == POEM
+    assert extracted(f"{label}\n\n{POEM}") == POEM
+
+
+@pytest.mark.parametrize(
+    "heading",
+    ["《浣溪沙》", "《浣溪沙》 ", "《浣溪沙·春恨》", "【浣溪沙】", "《浣溪沙》："],
+    ids=["book-title", "book-title-space", "cipai-and-title", "lenticular", "book-title-colon"],
+)
+def test_inline_heading_is_not_verse(heading: str) -> None:
+    assert extracted(heading + POEM) == POEM
+    assert extracted("<think>草稿</think>\n" + heading + POEM) == POEM
+
+
+def test_quoted_title_opening_a_verse_line_stays() -> None:
+    """张先 天仙子 opens 《水调》数声持酒听: a title quoted in verse is not a heading."""
+    poem = "《水调》数声持酒听，午醉醒来愁未醒。\n送春春去几时回，临晚镜，伤流景，往事后期空记省。"
+    assert extracted(poem, "天仙子").startswith("水调数声持酒听，")

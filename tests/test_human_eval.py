@@ -213,6 +213,46 @@ def test_db_refuses_bad_answers_and_other_studies(study: tuple[Database, list[Pa
         Database(tmp_path / "junk.sqlite")
 
 
+def test_stage1_answers_only_the_pair_being_shown(study: tuple[Database, list[Pair]]) -> None:
+    db, _ = study
+    name = db.start("秦观")
+    first, second, third = db.sequence(name)[:3]
+    with pytest.raises(StudyError, match="is not the pair being shown: annotator '秦观' is shown pair 1"):
+        db.save_stage1(name, third.pair_id, "left", 3)  # a later pair of the sequence, not yet shown
+    assert db.counts()["stage1"] == 0
+    assert db.save_stage1(name, first.pair_id, "left", 3) is True
+    with pytest.raises(StudyError, match="is shown pair 1"):  # pair 1 is still shown, for its ratings
+        db.save_stage1(name, second.pair_id, "left", 3)
+    db.save_stage2(name, first.pair_id, 3, 3, 3)
+    assert db.save_stage1(name, first.pair_id, "right", 1) is False  # a double submit is still a no-op
+    assert db.save_stage1(name, second.pair_id, "right", 2) is True
+    assert [(s.chosen_side, s.confidence) for s in db.sequence(name)[:3]] == [("left", 3), ("right", 2), (None, None)]
+
+
+def test_export_csv_cells_are_never_formulas(tmp_path: Path) -> None:
+    evil_model = '=HYPERLINK("http://evil.example","m")'
+    cands = [cand(evil_model, s, 0.9) for s in slots(2)] + [cand("@m/x", s, 0.8) for s in slots(2, "dielianhua")]
+    db = Database(tmp_path / "s.sqlite")
+    db.setup(build_pairs(cands, RECORDS).pairs)
+    for annotator in ("+1+1", "-2+3", "@SUM(A1)", "普通"):
+        name = db.start(annotator)
+        step = db.sequence(name)[0]
+        db.save_stage1(name, step.pair_id, "left", 3)
+    export(db, tmp_path / "out")
+    for table in ("answers", "pairs"):
+        with open(tmp_path / "out" / f"{table}.csv", encoding="utf-8", newline="") as fh:
+            cells = [cell for row in csv.reader(fh) for cell in row]
+        assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")], table
+        assert f"'{evil_model}" in cells and "'@m/x" in cells
+    with open(tmp_path / "out" / "answers.csv", encoding="utf-8", newline="") as fh:
+        assert {r["annotator"] for r in csv.DictReader(fh)} == {"'+1+1", "'-2+3", "'@SUM(A1)", "普通"}
+    rows = json.loads((tmp_path / "out" / "answers.json").read_text(encoding="utf-8"))
+    assert {r["annotator"] for r in rows} == {"+1+1", "-2+3", "@SUM(A1)", "普通"}  # JSON keeps the values
+    from poetone.human_eval.db import csv_cell
+
+    assert [csv_cell(v) for v in ("\tx", "\rx", "a=b", -0.5, 3)] == ["'\tx", "'\rx", "a=b", -0.5, 3]
+
+
 def test_export_writes_csv_and_json(study: tuple[Database, list[Pair]], tmp_path: Path) -> None:
     db, pairs = study
     name = db.start("柳永")
@@ -328,6 +368,25 @@ def test_cli_parses_serve_and_runs_export_and_stats(study, tmp_path: Path, capsy
         args.func(args)
 
 
+def test_export_and_stats_count_the_same_annotators(study, tmp_path: Path, capsys) -> None:
+    db, _ = study
+    name = db.start("周邦彦")
+    first, second = db.sequence(name)[:2]
+    db.save_stage1(name, first.pair_id, first.human_side, 4)
+    db.save_stage2(name, first.pair_id, 3, 3, 3)
+    db.save_stage1(name, second.pair_id, second.human_side, 4)
+    db.start("姜夔")  # started, answered nothing
+    args = parser().parse_args(["human-eval", "stats", "--db", str(db.path), "--json", "--n-boot", "50"])
+    args.func(args)
+    report = json.loads(capsys.readouterr().out)
+    args = parser().parse_args(["human-eval", "export", "--db", str(db.path), "--out", str(tmp_path / "x")])
+    args.func(args)
+    summary = capsys.readouterr().out.splitlines()[0]
+    assert report["annotators"] == 1 and report["pairs"] == 2
+    assert summary.startswith(f"2 answers (1 rated) by {report['annotators']} annotators on {report['pairs']} of ")
+    assert "1 more annotators started without answering" in summary
+
+
 # ---------------------------------------------------------------------------------- the app
 
 
@@ -380,6 +439,33 @@ def test_app_checks_csrf_and_origin_and_escapes_poems(tmp_path: Path) -> None:
     assert client.get("/nowhere").status_code == 404
     # both poems are laid out alike: stanzas of sentences, one a line
     assert web.verse_layout("甲乙。丙丁，戊己！\n庚辛？壬癸") == [["甲乙。", "丙丁，戊己！"], ["庚辛？", "壬癸"]]
+
+
+def test_app_refuses_a_rebound_host(tmp_path: Path) -> None:
+    """DNS rebinding: a page on rebind.example whose name now resolves to 127.0.0.1 sends its own
+    name as Host and as Origin, so the origin check alone takes it for the app's own page."""
+    web = _web()
+    from starlette.testclient import TestClient
+
+    db = Database(tmp_path / "s.sqlite")
+    db.setup(build_pairs([cand("m/x", "huanxisha-love_longing", 0.9)], RECORDS).pairs)
+    rebound = "http://rebind.example:8000"
+    attacker = TestClient(web.create_app(db), base_url=rebound)
+    page = attacker.get("/")
+    assert page.status_code == 400 and "csrf" not in page.text
+    token = CSRF.search(TestClient(web.create_app(db), base_url="http://127.0.0.1:8000").get("/").text)
+    post = attacker.post("/start", data={"annotator": "victim", "csrf": token.group(1)}, headers={"origin": rebound})
+    assert post.status_code == 400 and db.counts()["annotators"] == 0
+    for base in ("http://localhost:8000", "http://127.0.0.1:9", "http://[::1]:8000"):  # loopback names: served
+        assert TestClient(web.create_app(db), base_url=base).get("/").status_code == 200, base
+    hosts = web.trusted_hosts("0.0.0.0", ["Annotate.Lab.example"])
+    assert hosts == ["127.0.0.1", "localhost", "[::1]", "0.0.0.0", "annotate.lab.example"]
+    assert web.trusted_hosts("::")[-1] == "[::]"
+    proxied = TestClient(web.create_app(db, allowed_hosts=hosts), base_url="https://annotate.lab.example")
+    assert proxied.get("/").status_code == 200
+    serve = ["human-eval", "serve", "--logs", "x", "--db", "d"]
+    args = parser().parse_args([*serve, "--allowed-host", "a.example", "--allowed-host", "b"])
+    assert args.allowed_host == ["a.example", "b"]
 
 
 def _annotate_over_http(base: str, name: str, k: int, barrier: threading.Barrier, out: dict[str, Any]) -> None:

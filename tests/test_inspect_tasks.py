@@ -333,13 +333,20 @@ def test_judge_with_no_valid_judgment_is_left_out_of_the_means(tmp_path: Path) -
     assert (score.scored_samples, score.unscored_samples) == (1, 1)
 
 
-def test_judge_without_a_grader_says_how_to_give_one(tmp_path: Path) -> None:
+def test_judge_without_a_grader_stops_before_any_generation(tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    def poet(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        asked.append(input[-1].text)
+        return _output("poet", "一曲新词酒一杯")
+
     logs = inspect_eval(
-        "poetone/zero_shot", model="poetone/reference", limit=1, task_args={"judge": True},
-        log_dir=str(tmp_path / "logs"), display="none",
+        "poetone/zero_shot", model=get_model("mockllm/poet", custom_outputs=poet), limit=3,
+        task_args={"judge": True}, log_dir=str(tmp_path / "logs"), display="none",
     )  # fmt: skip
     assert logs[0].status == "error"
     assert "--model-role grader=" in str(logs[0].error)
+    assert asked == []  # not one answer paid for
 
 
 def test_judge_graders_task_parameter_with_an_api_grader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

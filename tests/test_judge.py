@@ -52,6 +52,57 @@ def test_parser_never_guesses(reply: str) -> None:
     assert j.error
 
 
+#: The rubric as a grader may echo it back, each dimension's levels on its line.
+ECHOED_RUBRIC = "\n".join(
+    f"【{name}】" + "；".join(f"{level}分：{text}" for level, text in enumerate(judge._LEVELS[key], start=1))
+    for key, name in judge.DIMENSIONS
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"流畅": 10, "连贯": 3, "意境": 3}',  # once read as 1 from the text of the object
+        "流畅：10分，连贯：3分，意境：4分",
+        '{"流畅": -3, "连贯": 3, "意境": 3}',
+        "流畅：-3，连贯：3，意境：3",
+        "流畅：3-4分，连贯：3分，意境：4分",
+        "流畅：3～4分，连贯：3分，意境：4分",
+        "流畅：3或4，连贯：3，意境：4",
+        '{"流畅": 4.5, "连贯": 3, "意境": 3}',
+        "流畅：4.5，连贯：3，意境：3",
+        '{"流畅": "4/10", "连贯": 3, "意境": 3}',
+        "流畅：4/10，连贯：3，意境：3",
+        "流畅：一般，连贯：一般，意境：一般",  # 一般 is not 一
+        ECHOED_RUBRIC,  # once read as 1 for every dimension
+        "【流畅】1分：不通；2分：拗口；3分：尚可；4分：通顺；5分：精炼\n【连贯】1分：散乱\n【意境】1分：空泛",
+        '{"流畅": 4, "连贯": 3, "意境": 3} 修改后：{"流畅": 5, "连贯": 3, "意境": 3}',  # two that disagree
+        "流畅：4分，连贯：3分，意境：4分。复评：流畅：2分",
+    ],
+)
+def test_parser_takes_only_the_integers_1_to_5(reply: str) -> None:
+    j = judge.parse_judgment(reply)
+    assert not j.valid and not j.scores, j.scores
+    assert j.error
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("流畅：4/5，连贯：3分（满分5分），意境：5", (4, 3, 5)),
+        ("流畅：4分：通顺自然。连贯：3分：尚可。意境：5分：深远", (4, 3, 5)),
+        ("流畅：四分 连贯：三 意境：5分", (4, 3, 5)),
+        ('{"流畅": 4, "连贯": 3, "意境": 3} 即 {"流畅": 4, "连贯": 3, "意境": 3}', (4, 3, 3)),
+        ('{"scores": {"流畅": 2, "连贯": 3, "意境": 1}}', (2, 3, 1)),
+        ("流畅：4分，连贯：3分，上下阕连贯，2处跳跃，意境：4分", (4, 3, 4)),  # a count in the reason is no rating
+    ],
+)
+def test_parser_still_reads_whole_ratings_in_their_usual_forms(reply: str, expected: tuple[int, int, int]) -> None:
+    j = judge.parse_judgment(reply)
+    assert j.valid, j.error
+    assert (j.scores["fluency"], j.scores["coherence"], j.scores["yijing"]) == expected
+
+
 def test_average_leaves_invalid_judgments_out() -> None:
     good = judge.Judgment(scores={"fluency": 4.0, "coherence": 2.0, "yijing": 3.0})
     other = judge.Judgment(scores={"fluency": 2.0, "coherence": 4.0, "yijing": 5.0})

@@ -145,7 +145,8 @@ def _tone_and_rhyme_from_details(r: CriticResult) -> tuple[float | None, float |
     rows = r.details()["lines"]
     cells = [c for row in rows if row.get("length_ok") for c in row.get("tones", [])]
     rhymes = [row["rhyme"] for row in rows if "rhyme" in row]
-    tonal = sum(c["ok"] for c in cells) / len(cells) if cells else None
+    missing = sum(row.get("missing_characters", 0) for row in rows)  # the form's lines the poem lacks
+    tonal = sum(c["ok"] for c in cells) / (len(cells) + missing) if cells else None
     rhyme = sum(x["ok"] for x in rhymes) / len(rhymes) if rhymes else None
     return tonal, rhyme
 

@@ -89,10 +89,20 @@ def _table(report: Any, name: str) -> Any:
     return next(t for t in report.tables if t.name == name)
 
 
+CHANCE = "(chance: random characters in the form)"
+
+
+def _model_rows(rep: Any) -> list[dict[str, Any]]:
+    """The main table's rows of the runs, without the chance reference row."""
+    rows = _table(rep, "main").rows
+    assert rows[-1]["model"] == CHANCE  # every report carries it, last
+    return rows[:-1]
+
+
 def test_main_table_equals_direct_computation(report: tuple[Any, Path], logs: Path) -> None:
     rep, _ = report
     direct = _direct(logs)
-    rows = {(r["model"], r["strategy"]): r for r in _table(rep, "main").rows}
+    rows = {(r["model"], r["strategy"]): r for r in _model_rows(rep)}
     assert set(rows) == set(direct) and len(rows) == 4
     for key, d in direct.items():
         row = rows[key]
@@ -109,6 +119,22 @@ def test_main_table_equals_direct_computation(report: tuple[Any, Path], logs: Pa
     comps = {(r["model"], r["strategy"]): r for r in _table(rep, "components").rows}
     for key, d in direct.items():
         assert comps[key]["tonal"]["mean"] == pytest.approx(fmean(d["tonal"]))
+
+
+def test_main_table_carries_the_chance_level(report: tuple[Any, Path], logs: Path) -> None:
+    """Every prompt of the report counts its cipai's chance level: random text in the 正体's shape."""
+    from poetone import Critic
+    from poetone.validation import random_in_shape
+
+    rep, _ = report
+    chance = _table(rep, "main").rows[-1]
+    assert chance["model"] == CHANCE and chance["epochs"] == 200
+    critic = Critic()
+    prompt_cipai = {str(s.id): s.metadata["cipai"] for path in sorted(logs.glob("*.eval")) for s in read_eval_log(str(path)).samples}
+    per = {c: fmean(critic.score(c, t).conformity for t in random_in_shape(critic, c, 200, 1)) for c in set(prompt_cipai.values())}
+    assert chance["prompts"] == len(prompt_cipai)
+    assert chance["conformity_avg"]["mean"] == pytest.approx(fmean(per[c] for c in prompt_cipai.values()))
+    assert 0.5 < chance["conformity_avg"]["mean"] < 0.8
 
 
 def test_breakdowns_by_cipai_and_theme(report: tuple[Any, Path], logs: Path) -> None:
@@ -197,7 +223,7 @@ def test_report_reads_a_local_server_run_and_lm_eval_style_samples(tmp_path: Pat
         (log,) = inspect_eval("poetone/one_shot", model="openai-api/repstub/stub", limit=6, log_dir=str(tmp_path / "logs"), display="none")
     assert log.status == "success"
     rep = build_report([tmp_path / "logs"], tmp_path / "out", n_boot=500)
-    (row,) = _table(rep, "main").rows
+    (row,) = _model_rows(rep)
     assert row["model"] == "openai-api/repstub/stub" and row["prompts"] == 6
     assert row["conformity_avg"]["mean"] == pytest.approx(fmean(s.scores["conformity"].value["conformity"] for s in log.samples))
 
@@ -232,7 +258,7 @@ def test_json_logs_and_judge_calibration_logs(tmp_path: Path) -> None:
     assert cal.status == run.status == "success"
     assert sorted(p.suffix for p in (tmp_path / "logs").iterdir()) == [".json", ".json"]
     rep = build_report([tmp_path / "logs"], tmp_path / "out", n_boot=300)
-    (main,) = _table(rep, "main").rows
+    (main,) = _model_rows(rep)
     assert main["prompts"] == 5
     rows = {(r["degradation"], r["dimension"]): r for r in _table(rep, "judge_calibration").rows}
     assert len(rows) == 2 * 3 and all(r["pairs"] == 24 for r in rows.values())

@@ -98,3 +98,26 @@ def test_split_stanzas_by_clause_count_when_the_text_is_one_line() -> None:
     text = "平林漠漠烟如织，寒山一带伤心碧。暝色入高楼，有人楼上愁。玉阶空伫立，宿鸟归飞急。何处是归程？长亭连短亭。"
     upper, lower = split_stanzas(text, Critic(), "菩萨蛮")
     assert upper.endswith("有人楼上愁。") and lower.startswith("玉阶空伫立")
+
+
+@pytest.mark.parametrize("strategy", ["zero_shot", "completion"])
+def test_an_answer_is_read_once(monkeypatch: pytest.MonkeyPatch, strategy: str) -> None:
+    """score_answer extracts the poem once; the critic scores that extraction without reading again."""
+    import poetone.critic
+    import poetone.extraction
+    import poetone.songci
+
+    calls: list[str] = []
+    real = poetone.extraction.extract_poem
+
+    def counting(text: str, cipai: str = "") -> poetone.extraction.Extraction:
+        calls.append(text)
+        return real(text, cipai)
+
+    monkeypatch.setattr(poetone.songci, "extract_poem", counting)
+    monkeypatch.setattr(poetone.critic, "extract_poem", counting)
+    critic = Critic()
+    answer = "好的，这是我的词：\n\n一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？\n无可奈何花落去，似曾相识燕归来。小园香径独徘徊。"
+    prompt = {"strategy": strategy, "cipai": "浣溪沙", "upper": "一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？", "original_lower": ""}
+    out = score_answer(prompt, answer, critic)
+    assert out["valid"] and len(calls) == 1

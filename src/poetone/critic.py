@@ -19,7 +19,8 @@ from typing import Any
 from poetone import prosody
 from poetone._chars import GARBLED_RE, LACUNA, VERSE
 from poetone.compat import PoetoneVariant, score_poetone_code
-from poetone.extraction import extract_poem
+from poetone.degeneracy import degenerate_reason, plainly_verse
+from poetone.extraction import Extraction, extract_poem
 from poetone.metadata import CipaiRegistry, Variant, load_cipai
 from poetone.profiles import Profile, get_profile
 
@@ -38,6 +39,15 @@ _CLAUSES = re.compile(f"[{_VERSE}]+")
 def _clean_clauses(poem: str, not_verse: re.Pattern[str]) -> str:
     return not_verse.sub("", GARBLED_RE.sub(LACUNA, poem))
 _NO_RHYME = (0, 0, 0)
+#: The plan cache's budget in clause slots (clauses of a cached shape × the variants read for it).
+#: A slot holds its line bounds, alignment and plans in about 200 bytes; 400,000 keep the
+#: cache under 100 MB, some 5,000 shapes of ordinary poems (the 4,617 全宋词 poems of the 20 cipai
+#: take 253 shapes, 48,537 slots), while a stream of long texts of
+#: fresh shapes clears it instead of growing without bound.
+PLAN_CACHE_SLOTS = 400_000
+#: Entries of the tone translation table, characters looked up once included (about 30,000 are
+#: known; unknown ones are remembered up to this many).
+_TONE_TABLE_MOST = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +81,8 @@ class _Plan:
     need: int  # bit 2p (2p+1) set: character p of the joined text must be 平 (仄); right-length lines only
     compared: int  # characters in lines of the right length (Eq. 4's denominator)
     rhymes: tuple[tuple[tuple[int, int], ...], ...]  # per segment: (character offset, which option) per rhyme
+    missing_chars: int = 0  # characters of the form's lines no poem line is read as (count_missing)
+    missing_rhymes: int = 0  # rhyme positions of those lines: misses in Eq. 5 (count_missing)
 
 
 def _make_plan(
@@ -80,6 +92,7 @@ def _make_plan(
     line_of: tuple[int, ...],
     by_segment: bool,
     tone_class: bool,
+    count_missing: bool = False,
 ) -> _Plan:
     need = compared = matched = 0
     poem_line = {}  # template line -> the poem line read as it
@@ -105,7 +118,13 @@ def _make_plan(
         segments = [[r for seg in segments for r in seg]]
     rhymes = tuple(tuple(seg) for seg in segments if seg)
     structure = matched / max(len(bounds), len(cv.lines), 1)
-    return _Plan(structure, idx, cv, bounds, line_of, need, compared, rhymes)
+    missing_chars = missing_rhymes = 0
+    if count_missing:
+        for j, tl in enumerate(cv.lines):
+            if j not in poem_line:
+                missing_chars += tl.length
+                missing_rhymes += tl.rhymed
+    return _Plan(structure, idx, cv, bounds, line_of, need, compared, rhymes, missing_chars, missing_rhymes)
 
 
 def _identity_bounds(lengths: Sequence[int]) -> tuple[tuple[int, int], ...]:
@@ -358,12 +377,13 @@ class Critic:
         self.extract = self.profile.extract if extract is None else extract
         self.registry: CipaiRegistry = load_cipai(metadata, metadata_format)
         self._tones = prosody.tone_table(self.profile.tone_system)
-        self._tone_digits = _ToneDigits(self._tones)
+        self._tone_digits = _ToneDigits(self._tones, self.profile.lacuna_fits)
         self._rhymes = prosody.rhyme_table(self.profile.rhyme_system)
         # per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed)
         self._rhyme_options = self._build_rhyme_options()
         self._compiled: dict[tuple[str, int | None], tuple[_CompiledVariant, ...]] = {}
         self._plan_cache: dict[tuple[str, int | None], dict[tuple, list[_Reading]]] = {}
+        self._plan_cost = 0  # clause slots held by the plan cache (see PLAN_CACHE_SLOTS)
         self._literal: dict[str, tuple[PoetoneVariant, ...]] = {}
         if self.profile.literal_poetone:
             self._load_literal(metadata, metadata_format)
@@ -386,7 +406,7 @@ class Critic:
         """Per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed).
 
         With ``rhyme_neighbours`` each mask is widened by the neighbouring 部 Song poets mixed; a
-        lacuna (□) fits every group, since nothing can be said of a lost character.
+        lacuna (□) fits every group where the profile says ``lacuna_fits``, and none otherwise.
         """
         table = self._rhymes
         if self.profile.rhyme_neighbours:
@@ -395,7 +415,7 @@ class Critic:
         else:
             options = {ch: (p, z, p | z) for ch, (p, z) in table.items()}
         every = (1 << len(prosody.rhyme_group_names(self.profile.rhyme_system))) - 1
-        options[LACUNA] = (every, every, every)
+        options[LACUNA] = (every, every, every) if self.profile.lacuna_fits else _NO_RHYME
         return options
 
     # -- public API ---------------------------------------------------------------------------
@@ -410,6 +430,16 @@ class Critic:
         ``stanza=1`` scores the text as the second stanza (下阕) alone, against the second stanza
         of each variant: what the completion task asks a model to write.
         """
+        name = self._checked(cipai, variant, stanza)
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a string, got {type(text).__name__}")
+        if self.profile.literal_poetone:
+            return self._score_literal(name, text)
+        extraction = extract_poem(text, name) if self.extract else Extraction(text, True)
+        return self._score_extraction(name, extraction, variant, stanza)
+
+    def _checked(self, cipai: str, variant: str | None, stanza: int | None) -> str:
+        """The canonical name, once the variant and stanza asked for are known to exist."""
         name = self.registry.resolve(cipai)
         if stanza is not None:
             if self.profile.literal_poetone:
@@ -418,25 +448,33 @@ class Critic:
             if not isinstance(stanza, int) or stanza < 0 or stanza >= most:
                 raise ValueError(f"stanza must be an index below {most} for {name!r}, got {stanza!r}")
         if variant is not None:
+            if self.profile.literal_poetone:
+                raise ValueError("profile 'poetone-code' always takes the best variant")
             ids = [v.id for v in self.registry[name].variants]
             if variant not in ids:
                 raise ValueError(f"cipai {name!r} has no variant {variant!r}; it has {ids}")
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a string, got {type(text).__name__}")
+        return name
+
+    def score_extraction(
+        self, cipai: str, extraction: Extraction, variant: str | None = None, stanza: int | None = None
+    ) -> CriticResult:
+        """Score a poem already found in an answer (``poetone.extraction.extract_poem``), so an
+        answer is read once: the adapters extract, then this decides validity and scores."""
+        name = self._checked(cipai, variant, stanza)
         if self.profile.literal_poetone:
-            if variant is not None:
-                raise ValueError("profile 'poetone-code' always takes the best variant")
-            return self._score_literal(name, text)
-        if self.extract:
-            ex = extract_poem(text, name)
-            if not ex.valid:
-                return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, "", ex.reason, self.profile.name, self, stanza=stanza)
-            poem, clean = ex.poem, ex.clean
-        else:
-            poem, clean = text, False
-        shape = self._split(poem, clean)
+            if not extraction.valid:
+                return self._invalid(name, "", extraction.reason)
+            return self._score_literal(name, extraction.poem)
+        return self._score_extraction(name, extraction, variant, stanza)
+
+    def _score_extraction(self, name: str, extraction: Extraction, variant: str | None, stanza: int | None) -> CriticResult:
+        """The one place that decides validity: a poem found, verse in it, and not degenerate."""
+        if not extraction.valid:
+            return self._invalid(name, "", extraction.reason, stanza)
+        poem = extraction.poem
+        shape = self._split(poem, extraction.clean)
         if shape is None:
-            return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, poem, "no verse characters", self.profile.name, self, stanza=stanza)
+            return self._invalid(name, poem, "no verse characters", stanza)
         return self._best(name, poem, *shape, only=variant, stanza=stanza)
 
     def score_many(self, pairs: Iterable[tuple[str, str]]) -> list[CriticResult]:
@@ -475,8 +513,14 @@ class Critic:
         cache = self._plan_cache.setdefault((name, stanza), {})
         readings = cache.get(lengths)
         if readings is None:
-            if len(cache) > 4096:
-                cache.clear()
+            cost = len(lengths) * len(self._variants_of(name, stanza))
+            if self._plan_cost + cost > PLAN_CACHE_SLOTS:
+                # bounded by size, not by entries: a stream of long texts of fresh shapes would
+                # otherwise hold every shape's readings (issue 14: 1,500 such texts took 1.96 GB)
+                self._plan_cache.clear()
+                cache = self._plan_cache.setdefault((name, stanza), {})
+                self._plan_cost = 0
+            self._plan_cost += cost
             readings = []
             prof = self.profile
             for idx, cv in enumerate(self._variants_of(name, stanza)):
@@ -510,7 +554,8 @@ class Critic:
             else:
                 line_ofs = _alignments(read, cv.lengths, reading.rows)
             reading.plans = [
-                _make_plan(reading.index, cv, bounds, line_of, prof.rhyme_by_segment, prof.rhyme_tone_class) for line_of in line_ofs
+                _make_plan(reading.index, cv, bounds, line_of, prof.rhyme_by_segment, prof.rhyme_tone_class, prof.count_missing)
+                for line_of in line_ofs
             ]
         return reading.plans
 
@@ -534,23 +579,46 @@ class Critic:
                     s = _structure_with_repeats([joined[a:b] for a, b in plan.bounds], plan.line_of, plan.variant)
                 if plan.compared:
                     faults = (plan.need & ~can).bit_count()
-                    t = (plan.compared - faults) / plan.compared
+                    t = (plan.compared - faults) / (plan.compared + plan.missing_chars)
                 else:
                     t = 0.0
-                r = self._rhyme(joined, plan.rhymes)
+                r = self._rhyme(joined, plan.rhymes, plan.missing_rhymes)
                 total = w_s * s + w_t * t + w_r * r
                 if best is None or total > best[0] + 1e-12 or (abs(total - best[0]) <= 1e-12 and plan.index < best[4].index):
                     best = (total, s, t, r, plan)
         if best is None:  # ``only`` names a variant without this stanza
-            return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, poem, f"variant {only!r} has no stanza {stanza}", prof.name, self, stanza=stanza)
+            return self._invalid(name, poem, f"variant {only!r} has no stanza {stanza}", stanza)
         total, s, t, r, plan = best
+        if prof.reject_degenerate and (reason := self._degenerate(joined, plan)):
+            return self._invalid(name, poem, reason, stanza)
         return CriticResult(
             name, total, s, t, r, True, plan.variant.variant.id, poem, "", prof.name, self, joined, plan.bounds, stanza, plan.line_of
         )
 
-    def _rhyme(self, joined: str, segments: tuple[tuple[tuple[int, int], ...], ...]) -> float:
-        """Eq. 5 per segment, weighted by its positions (one segment in profiles without 换韵)."""
-        hits = total = 0
+    def _invalid(self, name: str, poem: str, reason: str, stanza: int | None = None) -> CriticResult:
+        """No poem in the form: every score 0, and why."""
+        return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, poem, reason, self.profile.name, self, stanza=stanza)
+
+    @staticmethod
+    def _degenerate(joined: str, plan: _Plan) -> str:
+        """The degeneracy rule (poetone.degeneracy) on the lines as the chosen variant reads them."""
+        lines = [joined[a:b] for a, b in plan.bounds]
+        if plainly_verse(joined, lines):  # most poems: a few set operations
+            return ""
+        rhyme_chars: list[str] = []
+        if LACUNA in joined:  # only the lacuna rule reads the rhyme positions
+            cv = plan.variant
+            rhyme_chars = [
+                joined[b - 1]
+                for (a, b), j in zip(plan.bounds, plan.line_of)
+                if j >= 0 and cv.lines[j].rhymed and not cv.lines[j].repeat and b > a
+            ]
+        return degenerate_reason(lines, rhyme_chars)
+
+    def _rhyme(self, joined: str, segments: tuple[tuple[tuple[int, int], ...], ...], missing: int = 0) -> float:
+        """Eq. 5 per segment, weighted by its positions (one segment in profiles without 换韵);
+        ``missing`` rhyme positions of lines the poem lacks count as misses."""
+        hits, total = 0, missing
         table = self._rhyme_options
         for seg in segments:
             masks = [table.get(joined[pos], _NO_RHYME)[which] for pos, which in seg]
@@ -583,16 +651,22 @@ class _ToneDigits(dict):
     """str.translate table: a character becomes its tone mask as a base-4 digit ("0"-"3").
 
     Characters missing from the tone table are looked up once through ``__missing__``: a lacuna
-    (□) fits either class; anything else fits neither.
+    (□) fits either class where ``lacuna_fits``; anything else fits neither.
     """
 
-    def __init__(self, tones: dict[str, int]):
+    def __init__(self, tones: dict[str, int], lacuna_fits: bool = True):
         super().__init__({ord(ch): "0123"[m] for ch, m in tones.items()})
+        self.lacuna_fits = lacuna_fits
 
     def __missing__(self, code: int) -> str:
-        value = "3" if chr(code) == LACUNA else "0"
-        self[code] = value
+        value = "3" if chr(code) == LACUNA and self.lacuna_fits else "0"
+        if len(self) < _TONE_TABLE_MOST:  # hostile text of every code point cannot grow it without bound
+            self[code] = value
         return value
+
+    def mask(self, ch: str) -> int:
+        """The tone mask the score uses for ``ch`` (1 平, 2 仄, 3 either, 0 none)."""
+        return int(self[ord(ch)])
 
 
 def _largest_group(masks: Sequence[int]) -> int:

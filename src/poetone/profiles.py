@@ -32,6 +32,15 @@ class Profile:
     rhyme_neighbours: bool = True
     #: a 叠 line must repeat the line before it to count as well-formed
     check_repeats: bool = True
+    #: the form's lines no line of the poem is read as count in Eq. 4 (unmatched characters) and
+    #: Eq. 5 (missed rhyme positions): a truncated answer gets no credit for what it did not write
+    count_missing: bool = True
+    #: text that is not verse in the form (one character filling the lines, one clause repeated,
+    #: lacunae beyond a damaged edition's) is invalid and scores 0 (poetone.degeneracy)
+    reject_degenerate: bool = True
+    #: a lacuna (□, or a character garbled in transmission) fits every tone and rhyme; off, it is
+    #: unverified and counts as a fault, so lost characters cannot buy credit
+    lacuna_fits: bool = False
     #: literal re-implementation of the official code (its own splitting, pypinyin calls, rounding)
     literal_poetone: bool = False
 
@@ -60,6 +69,9 @@ PROFILES: dict[str, Profile] = {
         rhyme_tone_class=False,
         rhyme_neighbours=False,
         check_repeats=False,
+        count_missing=False,
+        reject_degenerate=False,
+        lacuna_fits=True,
     ),
     "poetone-code": Profile(
         "poetone-code",
@@ -73,6 +85,8 @@ PROFILES: dict[str, Profile] = {
         rhyme_tone_class=False,
         rhyme_neighbours=False,
         check_repeats=False,
+        count_missing=False,
+        reject_degenerate=False,
         literal_poetone=True,
     ),
 }

@@ -27,7 +27,7 @@ def explain(critic: Critic, result: CriticResult) -> dict[str, Any]:
     else:
         tpl = variant.lines
         stanza_of = variant.stanza_of_line()
-    tones = critic._tones
+    tones = critic._tone_digits
     lines = result.lines
     line_of = result.line_of or _positional(len(lines), len(tpl))
     text_of = {j: lines[i] for i, j in enumerate(line_of) if j >= 0}
@@ -39,7 +39,10 @@ def explain(critic: Critic, result: CriticResult) -> dict[str, Any]:
         nonlocal next_line
         for j in range(next_line, stop):
             if j not in text_of:
+                row_of[j] = len(rows)
                 rows.append({"index": j + 1, "stanza": stanza_of[j] + 1, "text": "", "expected": tpl[j].spec(), "fault": "missing line"})
+                if critic.profile.count_missing:  # its characters count as unmatched in Eq. 4
+                    rows[-1]["missing_characters"] = tpl[j].length
         next_line = max(next_line, stop)
 
     for i, (text, j) in enumerate(zip(lines, line_of)):
@@ -58,7 +61,7 @@ def explain(critic: Critic, result: CriticResult) -> dict[str, Any]:
         if row["length_ok"]:
             chars = []
             for pos, (ch, want) in enumerate(zip(text, line.tones)):
-                found = _CLASS[tones.get(ch, 3 if ch == "□" else 0)]
+                found = _CLASS[tones.mask(ch)]
                 ok = want == "中" or found == "中" or found == want
                 chars.append({"pos": pos + 1, "char": ch, "expected": want, "found": found, "ok": ok})
             row["tones"] = chars
@@ -75,7 +78,13 @@ def _rhyme_details(critic: Critic, tpl, text_of: dict[int, str]) -> list[dict[st
     system = critic.profile.rhyme_system
     names = prosody.rhyme_group_names(system)
     options = critic._rhyme_options
+    missing: list[dict[str, Any]] = []
     positions = [j for j, line in enumerate(tpl) if line.rhymed and text_of.get(j)]
+    if critic.profile.count_missing:  # a rhyme position of a line the poem lacks is a miss in Eq. 5
+        for j, line in enumerate(tpl):
+            if line.rhymed and j not in text_of:
+                out_missing = {"line": j + 1, "segment": line.segment, "char": "", "expected_tone": line.rhyme_tone}
+                missing.append({**out_missing, "group": None, "found": [], "ok": False, "missing": True})
     segments: dict[str, list[int]] = {}
     for j in positions:
         segments.setdefault(tpl[j].segment if critic.profile.rhyme_by_segment else "*", []).append(j)
@@ -98,7 +107,7 @@ def _rhyme_details(critic: Critic, tpl, text_of: dict[int, str]) -> list[dict[st
                     "ok": bool(mask & winner_bit),
                 }
             )
-    return out
+    return out + missing
 
 
 def render_pattern(tones: str) -> str:
@@ -137,7 +146,9 @@ def render_result(result: CriticResult) -> str:
             if not c["ok"]:
                 faults.append(f"{c['char']}@{c['pos']} wants {c['expected']}, is {c['found']}")
         rh = row.get("rhyme")
-        if rh and not rh["ok"]:
+        if rh and not rh["ok"] and rh.get("missing"):
+            pass  # the line's own fault already says it is missing
+        elif rh and not rh["ok"]:
             found = "/".join(rh["found"]) or "no rhyme reading"
             faults.append(f"rhyme {rh['char']} ({found}) not in {rh['group'] or '?'}{rh['expected_tone']}")
         if faults:

@@ -14,7 +14,7 @@ import html
 import itertools
 import json
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -138,7 +138,7 @@ def _order(value: str) -> tuple[int, str]:
     return (10_000, value)
 
 
-def main_tables(items: list[_Prompt], n_boot: int, seed: int) -> list[Table]:
+def main_tables(items: list[_Prompt], n_boot: int, seed: int, profile: str = "default") -> list[Table]:
     by_run = _group(items, lambda p: (p.model, p.strategy))
     main, components, judge_rows = [], [], []
     for (model, strategy), ps in by_run.items():
@@ -162,9 +162,12 @@ def main_tables(items: list[_Prompt], n_boot: int, seed: int) -> list[Table]:
             jrow["judged"] = sum(1 for p in ps if p.judge["fluency"] is not None)
             jrow["invalid_judgments"] = int(sum(p.invalid_judgments for p in ps))
             judge_rows.append(jrow)
+    main.append(chance_row(items, profile, n_boot, seed))
     tables = [
         Table("main", "Conformity by model and strategy (Table 1)", ["model", "strategy", "prompts", "epochs", "conformity_avg", "conformity_best", "invalid_rate", "copy_rate"], main,
-              "avg: epochs averaged per prompt; best: the best epoch per prompt (best-of-N). 95% bootstrap intervals over prompts."),
+              "avg: epochs averaged per prompt; best: the best epoch per prompt (best-of-N). 95% bootstrap intervals over prompts. "
+              "The chance row is the score of random characters (drawn by their frequency in the corpus) in each prompt's cipai "
+              "shape, its epochs column the texts per cipai: the floor a number must clear to mean the form was kept."),
         Table("components", "Structure, tonal and rhyme components", ["model", "strategy", "prompts", "structure", "tonal", "rhyme"], components),
     ]
     for dim, title in (("cipai", "Conformity by cipai"), ("theme", "Conformity by theme")):
@@ -178,6 +181,32 @@ def main_tables(items: list[_Prompt], n_boot: int, seed: int) -> list[Table]:
                   f"1–5, the mean over graders with a valid judgment; invalid judgments are counted, not averaged. Rubric {judge.RUBRIC_VERSION}."),
         )
     return tables
+
+
+def chance_row(items: list[_Prompt], profile: str, n_boot: int, seed: int, per_cipai: int = 200) -> dict[str, Any]:
+    """The reference row: what random characters in the form score, over this report's prompts.
+
+    Each prompt counts the chance level of its cipai (random characters drawn by their frequency
+    in the corpus, in the 正体's exact shape, ``per_cipai`` texts, seeded), so a published mean can
+    be read against the floor the formula gives text that is no poem.
+    """
+    from poetone.critic import Critic
+    from poetone.validation import chance_level_of
+
+    critic = Critic(profile=profile)
+    prompts = {p.prompt_id: p.cipai for p in items}
+    level = {name: chance_level_of(critic, name, per_cipai, seed) for name in set(prompts.values()) if name in critic.registry}
+    values = [level[c] for c in prompts.values() if c in level]
+    return {
+        "model": "(chance: random characters in the form)",
+        "strategy": "-",
+        "prompts": len(values),
+        "epochs": per_cipai,
+        "conformity_avg": _cell(_ci(values, n_boot, seed)) if values else None,
+        "conformity_best": None,
+        "invalid_rate": None,
+        "copy_rate": None,
+    }
 
 
 def comparisons(items: list[_Prompt], n_boot: int, seed: int) -> Table:
@@ -471,7 +500,8 @@ def build_report(paths: Sequence[str | Path], out: str | Path, n_boot: int = 10_
     target = Path(out)
     target.mkdir(parents=True, exist_ok=True)
     items = _reduce(candidates)
-    tables = [*main_tables(items, n_boot, seed), comparisons(items, n_boot, seed)]
+    profile = Counter(c.profile for c in candidates).most_common(1)[0][0]
+    tables = [*main_tables(items, n_boot, seed, profile), comparisons(items, n_boot, seed)]
     record = reporting_record(runs, candidates, errors, n_boot, seed)
     if calibration:
         tables.append(calibration_table(calibration))

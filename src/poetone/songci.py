@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from poetone import prompts
 from poetone._chars import VERSE
 from poetone.critic import Critic
-from poetone.extraction import extract_poem
+from poetone.extraction import Extraction, extract_poem
 from poetone.metadata import Variant
 
 COPY_THRESHOLD = 0.5
@@ -171,6 +171,21 @@ def copy_overlap(lower: str, original: str) -> float:
     return sum((ours & theirs).values()) / total if total else 0.0
 
 
+def read_answer(prompt: dict[str, Any], answer: str) -> tuple[Extraction, float]:
+    """The one reading of a model's answer: the poem the critic scores and the judge reads.
+
+    For completion the given 上阕 is stripped where the answer repeats it, leaving the model's
+    下阕, and the second value is the share of the poet's own 下阕 it reuses (0.0 otherwise).
+    """
+    extraction = extract_poem(answer or "", prompt["cipai"])
+    if prompt["strategy"] != "completion" or not extraction.valid:
+        return extraction, 0.0
+    lower = strip_given_upper(extraction.poem, prompt.get("upper", ""))
+    if not _verse_chars(lower):
+        return Extraction("", False, "the answer repeats the given 上阕 and writes no 下阕"), 0.0
+    return replace(extraction, poem=lower), copy_overlap(lower, prompt.get("original_lower", ""))
+
+
 def score_answer(
     prompt: SongciPrompt | dict[str, Any], answer: str, critic: Critic, diagnostics: bool = True
 ) -> dict[str, Any]:
@@ -181,26 +196,20 @@ def score_answer(
     """
     p = prompt if isinstance(prompt, dict) else prompt.as_record()
     strategy, cipai = p["strategy"], p["cipai"]
-    extraction = extract_poem(answer or "", cipai)
-    poem = extraction.poem
-    copied = False
-    overlap = 0.0
-    stanza = None
-    if strategy == "completion" and extraction.valid:
-        poem = strip_given_upper(poem, p.get("upper", ""))
-        overlap = copy_overlap(poem, p.get("original_lower", ""))
-        copied = overlap >= COPY_THRESHOLD
-        stanza = 1
-    result = critic.score(cipai, poem, stanza=stanza) if extraction.valid and poem.strip() else None
-    valid = bool(result is not None and result.valid)
+    extraction, overlap = read_answer(p, answer)
+    copied = strategy == "completion" and overlap >= COPY_THRESHOLD
+    stanza = 1 if strategy == "completion" else None
+    result = critic.score_extraction(cipai, extraction, stanza=stanza)  # decides validity
+    valid = result.valid
     scores = {k: (getattr(result, k) if valid and not copied else 0.0) for k in ("conformity", "structure", "tonal", "rhyme")}
+    poem = extraction.poem
     out: dict[str, Any] = {
         **scores,
         "invalid": 0.0 if valid else 1.0,
         "valid": valid,
         "poem": poem if extraction.valid else "",
         "variant": result.variant if valid else None,
-        "reason": "" if valid else (extraction.reason or (result.reason if result else "no poem found")),
+        "reason": result.reason,
         "profile": critic.profile.name,
         "prompt_version": p.get("prompt_version", prompts.PROMPT_VERSION),
         "prompt_hash": p.get("prompt_hash", ""),

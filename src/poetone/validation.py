@@ -9,6 +9,7 @@ compute those figures for any critic and any corpus in the chinese-poetry layout
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import statistics
@@ -53,7 +54,26 @@ def is_fragment(critic: Critic, cipai: str, text: str) -> bool:
     of the form, and no formula can score them as conforming.
     """
     shortest = min(len(v.lengths) for v in critic.registry[cipai].variants)
-    return len(critic.score(cipai, text).lines) < shortest / 2
+    return len(lenient(critic).score(cipai, text).lines) < shortest / 2
+
+
+_LENIENT: dict[int, Critic] = {}
+
+
+def lenient(critic: Critic) -> Critic:
+    """The critic without the degeneracy rule: the structure figures (fragments, coverage) read a
+    heavily damaged poem's lines instead of seeing no poem."""
+    if not critic.profile.reject_degenerate:
+        return critic
+    other = _LENIENT.get(id(critic))
+    if other is None:
+        from dataclasses import replace
+
+        other = Critic(profile=critic.profile.name)
+        other.profile = replace(critic.profile, reject_degenerate=False)
+        other.registry = critic.registry
+        _LENIENT[id(critic)] = other
+    return other
 
 
 #: Notes with which an edition says text is lost to an unknown extent: （下缺）, （缺词文）, （上缺）.
@@ -79,7 +99,8 @@ def homonym_of(critic: Critic, cipai: str, text: str, author: str | None) -> str
 
 def fitting_variants(critic: Critic, cipai: str, text: str) -> set[str]:
     """The variants of the cipai that read every line of the text at the right length (structure 1.0)."""
-    return {v.id for v in critic.registry[cipai].variants if critic.score(cipai, text, variant=v.id).structure == 1.0}
+    free = lenient(critic)
+    return {v.id for v in critic.registry[cipai].variants if free.score(cipai, text, variant=v.id).structure == 1.0}
 
 
 def fits_exactly(critic: Critic, cipai: str, text: str) -> bool:
@@ -142,6 +163,57 @@ def coverage_report(critic: Critic, poems: Sequence[tuple[str, str, dict[str, An
             "unused_variants": [vid for vid in variant_ids if vid not in used],
         }
     return out
+
+
+def _rhyme_chars(critic: Critic, result: Any) -> list[str]:
+    """The characters at the chosen variant's rhyme positions (叠 lines left out), as the rule reads them."""
+    tpl = critic.registry[result.cipai].variant(result.variant).lines
+    return [ln[-1] for ln, j in zip(result.lines, result.line_of) if j >= 0 and tpl[j].rhymed and not tpl[j].repeat and ln]
+
+
+def degenerate_report(critic: Critic, poems: Iterable[Any]) -> dict[str, Any]:
+    """Which authentic poems the degeneracy rule flags, and each poem's measures (poetone.degeneracy).
+
+    ``poems`` are (cipai, text, record) triples of the resource's cipai (read as the critic reads
+    them, with their rhyme positions) or chinese-poetry records of any tune (their clauses only,
+    since the resource may not know the form).
+    """
+    from poetone import degeneracy
+    from poetone.extraction import extract_poem
+
+    free = lenient(critic)
+    measures: list[tuple[str, degeneracy.Measures]] = []
+    flagged: list[dict[str, Any]] = []
+    for item in poems:
+        if isinstance(item, tuple):
+            name, text, rec = item
+        else:
+            name, text, rec = str(item.get("rhythmic", "")), "\n".join(item.get("paragraphs", [])), item
+        label = f"{rec.get('author')} {name.split('・')[0]} {_NOT_VERSE_RE.sub('', text)[:10]}"
+        if isinstance(item, tuple):
+            r = free.score(name, text)
+            if not r.valid:
+                continue
+            lines, rhymes = list(r.lines), _rhyme_chars(free, r)
+            reason = critic.score(name, text).reason
+        else:
+            ex = extract_poem(text)
+            shape = critic._split(ex.poem, ex.clean) if ex.valid else None
+            if shape is None:
+                continue
+            joined, lengths = shape
+            bounds = list(zip(itertools.accumulate((0, *lengths[:-1])), itertools.accumulate(lengths)))
+            lines, rhymes = [joined[a:b] for a, b in bounds], []
+            reason = degeneracy.degenerate_reason(lines)
+        measures.append((label, degeneracy.measure(lines, rhymes)))
+        if reason.startswith("degenerate"):
+            flagged.append({"label": label, "reason": reason})
+    return {
+        "n": len(measures),
+        "flagged": flagged,
+        "flagged_share": len(flagged) / len(measures) if measures else float("nan"),
+        "measures": measures,
+    }
 
 
 def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
@@ -226,3 +298,188 @@ def reference_report(critic: Critic, cases: Sequence[dict[str, Any]]) -> dict[st
         },
         "mean_abs_drift": {k: (statistics.fmean(v) if v else float("nan")) for k, v in drift.items()},
     }
+
+
+# -- gaming the critic: degenerate texts, truncations, the chance level ------------------------------
+
+#: Kinds of text that are not verse, each written into a cipai's exact shape (degenerate_suite).
+DEGENERATE_KINDS = (
+    "one_character",  # one character in every position (the characters with the most rhyme readings)
+    "two_alternating",  # two characters in turn
+    "short_word",  # a word of two to four characters repeated
+    "repeated_clause",  # one clause of a real poem in every line (cut to each line's length)
+    "repeated_stanza",  # a real poem's first stanza written again (cipai whose stanzas share a shape)
+    "per_line_character",  # each line one character repeated, a new one per line
+    "numerals",  # 一二三四五六七八九十 over and over
+    "lacunae",  # □ throughout
+    "kana",  # katakana (garbled text: a lost character each)
+    "replacement_character",  # U+FFFD throughout
+    "box_drawing",  # ─ throughout
+    "half_lost",  # random characters, every other one □
+    "lost_rhymes",  # random characters with □ at every rhyme position
+    "same_line_end",  # random characters, every line ending in one character
+)
+
+
+def _shape_text(variant: Any, fill: Any) -> str:
+    """Text in the variant's exact shape: ``fill(line index, position, line)`` gives each character."""
+    out, k = [], 0
+    for si, stanza in enumerate(variant.stanzas):
+        for line in stanza:
+            out.append("".join(fill(k, p, line) for p in range(line.length)) + ("。" if line.rhymed else "，"))
+            k += 1
+        if si + 1 < len(variant.stanzas):
+            out.append("\n")
+    return "".join(out)
+
+
+def _common_characters() -> list[str]:
+    """The corpus's characters, most frequent first: the pool random text draws from."""
+    from collections import Counter
+
+    from poetone import corpus
+
+    counts = Counter(ch for r in corpus.load_records() for ch in _VERSE_RE.findall(r["text"]))
+    return [ch for ch, _ in counts.most_common()]
+
+
+_VERSE_RE = re.compile(f"[{VERSE}]")
+
+
+def degenerate_suite(critic: Critic, per_kind: int = 5, seed: int = 0) -> list[dict[str, Any]]:
+    """Texts that are no poem, in the exact shape of every cipai's 正体, ``per_kind`` of each kind.
+
+    Deterministic given ``seed``. The single characters are those with the most rhyme readings
+    (the hardest case for a rhyme check); clauses and stanzas come from the corpus's poems.
+    """
+    import random
+
+    from poetone import corpus
+
+    rng = random.Random(seed)
+    options = critic._rhyme_options
+    rich = sorted((ch for ch in options if len(ch) == 1 and ch != "□"), key=lambda ch: (-options[ch][2].bit_count(), ch))[:300]
+    common = _common_characters()[:1500]
+    records = corpus.load_records()
+    out: list[dict[str, Any]] = []
+    for name in sorted(critic.registry):
+        variant = critic.registry[name].variants[0]
+        own = [r["text"] for r in records if r["cipai"] == name] or [r["text"] for r in records]
+        for i in range(per_kind):
+            a, b = rng.sample(rich, 2)
+            word = "".join(rng.sample(common[:300], rng.randint(2, 4)))
+            clause = max(re.split(r"[，。？！；、\s]+", rng.choice(own)), key=len)
+            per_line = rng.sample(common[:500], len(variant.lines))
+            end = rng.choice(rich)
+            rhymed = {k for k, line in enumerate(variant.lines) if line.rhymed}
+            first = variant.stanzas[0]
+            stanza_text = _VERSE_RE.findall(rng.choice(own))[: sum(line.length for line in first)]
+
+            starts = list(itertools.accumulate((0, *(line.length for line in variant.lines))))
+            fills = {
+                "one_character": lambda k, p, line, a=a: a,
+                "two_alternating": lambda k, p, line, a=a, b=b: (a, b)[p % 2],
+                "short_word": lambda k, p, line, word=word: word[p % len(word)],
+                "repeated_clause": lambda k, p, line, clause=clause: clause[p % len(clause)],
+                "repeated_stanza": lambda k, p, line, t=stanza_text, at=starts: t[(at[k] + p) % len(t)],
+                "per_line_character": lambda k, p, line, per_line=per_line: per_line[k],
+                "numerals": lambda k, p, line: "一二三四五六七八九十"[(k + p) % 10],
+                "lacunae": lambda k, p, line: "□",
+                "kana": lambda k, p, line: chr(0x30A2 + rng.randrange(80)),
+                "replacement_character": lambda k, p, line: "\ufffd",
+                "box_drawing": lambda k, p, line: "─",
+                "half_lost": lambda k, p, line: "□" if (k + p) % 2 else rng.choice(common),
+                "lost_rhymes": lambda k, p, line, rhymed=rhymed: "□" if k in rhymed and p == line.length - 1 else rng.choice(common),
+                "same_line_end": lambda k, p, line, end=end: end if p == line.length - 1 else rng.choice(common),
+            }
+            same_shapes = len({tuple(line.length for line in st) for st in variant.stanzas}) == 1
+            for kind in DEGENERATE_KINDS:
+                if kind == "repeated_stanza" and not (same_shapes and len(variant.stanzas) > 1):
+                    continue  # a stanza written again fills the next one only where both have one shape
+                out.append({"kind": kind, "cipai": name, "text": _shape_text(variant, fills[kind]), "i": i})
+    return out
+
+
+def random_in_shape(critic: Critic, name: str, n: int = 200, seed: int = 0) -> list[str]:
+    """``n`` texts of random characters (drawn by their frequency in the corpus) in the 正体's shape."""
+    import random
+
+    from poetone import corpus
+
+    rng = random.Random(f"{seed}-{name}")
+    pool = [ch for r in corpus.load_records() for ch in _VERSE_RE.findall(r["text"])]
+    variant = critic.registry[name].variants[0]
+    return [_shape_text(variant, lambda k, p, line: rng.choice(pool)) for _ in range(n)]
+
+
+def chance_level(critic: Critic, n: int = 200, seed: int = 0) -> dict[str, Any]:
+    """The score of random characters in each cipai's shape: what a number must beat to mean anything.
+
+    Per cipai and pooled; the characters are drawn by their frequency in the corpus, so the tone
+    and rhyme classes come in the proportions of real verse.
+    """
+    per = {name: chance_level_of(critic, name, n, seed) for name in sorted(critic.registry)}
+    return {"pooled": statistics.fmean(per.values()) if per else float("nan"), "per_cipai": per, "n": n, "seed": seed}
+
+
+def chance_level_of(critic: Critic, name: str, n: int = 200, seed: int = 0) -> float:
+    """The mean score of ``n`` random texts in the shape of ``name``'s 正体 (see chance_level)."""
+    return statistics.fmean(critic.score(name, t).conformity for t in random_in_shape(critic, name, n, seed))
+
+
+def truncations(critic: Critic, poems: Sequence[tuple[str, str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The first clause, the first stanza (as many clauses as the fitting variant's 上阕 has lines;
+    the 全宋词's paragraphs are sentences, not stanzas) and the first half of the lines of each
+    complete authentic poem, with the whole poem's score."""
+    out: list[dict[str, Any]] = []
+    for name, text, _rec in poems:
+        whole = critic.score(name, text)
+        if not whole.valid or is_fragment(critic, name, text):
+            continue
+        clauses = re.findall(r"[^，。？！；：、,.?!;:\s]+[，。？！；：、,.?!;:]*", text)
+        if not clauses:
+            continue
+        cuts = {"first_clause": clauses[0], "half_lines": "".join(clauses[: max(1, len(clauses) // 2)])}
+        variant = critic.registry[name].variant(whole.variant)
+        if len(variant.stanzas) >= 2:  # the 上阕 as the variant the whole poem fits counts it
+            from poetone.songci import split_stanzas
+
+            try:
+                cuts["first_stanza"] = split_stanzas(text, critic, name, whole.variant)[0]
+            except ValueError:
+                pass  # fewer clause marks than the first stanza has lines
+        for kind, cut in cuts.items():
+            out.append({"kind": kind, "cipai": name, "text": cut, "score": critic.score(name, cut).conformity, "whole": whole.conformity})
+    return out
+
+
+def gaming_report(critic: Critic, suite: Sequence[dict[str, Any]], cut: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """Figures of issue 13: degenerate texts above 0.3, and how truncated poems score."""
+    by_kind: dict[str, list[float]] = defaultdict(list)
+    invalid = 0
+    for item in suite:
+        r = critic.score(item["cipai"], item["text"])
+        by_kind[item["kind"]].append(r.conformity)
+        invalid += not r.valid
+    every = [s for v in by_kind.values() for s in v]
+    out: dict[str, Any] = {
+        "degenerate_n": len(every),
+        "degenerate_kinds": len(by_kind),
+        "degenerate_invalid_share": invalid / len(every) if every else float("nan"),
+        "degenerate_above_0.3": sum(s > 0.3 for s in every) / len(every) if every else float("nan"),
+        "degenerate_max": max(every, default=float("nan")),
+        "per_kind_max": {k: max(v) for k, v in by_kind.items()},
+    }
+    by_cut: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in cut:
+        by_cut[item["kind"]].append(item)
+    for kind, items in by_cut.items():
+        scores = [i["score"] for i in items]
+        out[kind] = {
+            "n": len(items),
+            "mean": statistics.fmean(scores),
+            "share_at_most_0.3": sum(s <= 0.3 for s in scores) / len(scores),
+            "share_at_most_0.75": sum(s <= 0.75 for s in scores) / len(scores),
+            "share_above_whole": sum(i["score"] > i["whole"] + 1e-12 for i in items) / len(items),
+        }
+    return out

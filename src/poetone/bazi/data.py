@@ -12,9 +12,13 @@ canonical record::
 
 - options: a list of four, a mapping ``{"A": …, "D": …}``, one string ``"A. … B. … C. … D. …"``,
   or four columns (``A``–``D``, ``option_a``–``option_d``, ``optionA``–``optionD``, ``choice_a``…);
-  a leading label that repeats the option's own letter ("A. 海中金") is dropped.
-- answer: a letter (``"B"``, ``"(B)"``, ``"B."``, full-width ``"Ｂ"``), an integer index 0–3, or the
-  exact text of one option.
+  a leading label that repeats the option's own letter with a separator or brackets ("A. 海中金",
+  "(A)海中金") is dropped; a bare letter is text ("Apple", "A股").
+- answer: a letter (``"B"``, ``"(B)"``, ``"B."``, full-width ``"Ｂ"``), an index 0–3 (an integer, or
+  text such as a CSV's ``"1"``), or the exact text of one option; text that is both an index and
+  another option's text is refused as ambiguous.
+- files: UTF-8 with or without a BOM; JSONL is split on ``\n`` alone (U+2028 and the like inside a
+  string are not line breaks), and a last line cut off before its newline is skipped with a warning.
 - task: ``theory``/``case`` (also ``Theory``, ``理论``, ``案例``); when a record has none, the file
   name, the JSON key holding the list, or the hub split name decides (``theory.jsonl``).
 - ``category_zh``, ``rule``, ``params`` (poetone's verified items) are kept; any other field goes
@@ -32,6 +36,7 @@ import hashlib
 import json
 import re
 import unicodedata
+import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -67,9 +72,14 @@ TASK_VALUES: dict[str, str] = {
     "case": "case", "cases": "case", "case study": "case", "case questions": "case", "案例": "case", "案例题": "case",
 }  # fmt: skip
 
-_LABEL = re.compile(r"^\s*[(\[（【]?\s*([A-Da-d])\s*[)\]）】]?\s*[.．。、:：)）]?\s*")
+#: An option's own label: a bracketed letter ("(A)", "【A】") or a letter with a separator ("A.", "A、",
+#: "A)", "A："); a bare letter is the option's text ("Apple", "A股"), and so is "A.I.".
+_LABEL = re.compile(
+    r"^\s*(?:[(\[（【]\s*([A-Da-d])\s*[)\]）】]|([A-Da-d])\s*(?:[)\]）】]|[.．。、:：](?![A-Za-z]\.)))\s*[.．。、:：]?\s*"
+)
 _INLINE_OPTIONS = re.compile(r"(?:^|\s)[(（]?([A-D])[)）]?\s*[.．、:：]\s*")
 _KEY_LETTER = re.compile(r"^[(\[（【]?\s*([A-Da-d])\s*[)\]）】]?\s*[.．。、:：]?$")
+_INDEX = re.compile(r"^\d+(?:\.0+)?$")  # "1", and "1.0" as pandas writes an integer column with gaps
 
 
 class BaziDataError(ValueError):
@@ -112,7 +122,7 @@ def _task(value: Any) -> str | None:
 
 def _strip_label(text: str, letter: str) -> str:
     m = _LABEL.match(text)
-    if m and m.group(1).upper() == letter and m.end() < len(text):
+    if m and (m.group(1) or m.group(2)).upper() == letter and m.end() < len(text):
         return text[m.end() :].strip()
     return text.strip()
 
@@ -175,6 +185,16 @@ def _answer(value: Any, options: list[str]) -> str:
     if m := _KEY_LETTER.match(text):
         return m.group(1).upper()
     matches = [letter for letter, option in zip(LETTERS, options) if option == text]
+    if _INDEX.match(text):  # an index written as text: every CSV cell, some JSON files
+        index = int(float(text))
+        if not 0 <= index < 4:
+            raise ValueError(f"answer index {text!r} is out of range 0–3")
+        if matches and matches != [LETTERS[index]]:
+            raise ValueError(
+                f"answer {value!r} is ambiguous: index {index} is option {LETTERS[index]}, "
+                f"but it is also the text of option {', '.join(matches)}"
+            )
+        return LETTERS[index]
     if len(matches) == 1:
         return matches[0]
     raise ValueError(f"answer {value!r} is not a letter A–D, an index 0–3 or the text of one option")
@@ -253,17 +273,10 @@ def _read_file(path: Path) -> list[tuple[int, dict[str, Any], str | None]]:
     suffix = path.suffix.lower()
     try:
         if suffix == ".jsonl":
-            rows = []
-            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-                if line.strip():
-                    try:
-                        rows.append((number, json.loads(line), implied))
-                    except ValueError as exc:
-                        raise BaziDataError(f"{path}: line {number}: malformed JSON ({exc})") from None
-            return rows
+            return _jsonl_rows(path, implied)
         if suffix == ".json":
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
+                data = json.loads(path.read_text(encoding="utf-8-sig"))
             except ValueError as exc:
                 raise BaziDataError(f"{path}: malformed JSON ({exc})") from None
             return _json_rows(path, data, implied)
@@ -272,7 +285,7 @@ def _read_file(path: Path) -> list[tuple[int, dict[str, Any], str | None]]:
 
             return [(n, r, implied) for n, r in enumerate(pq.read_table(path).to_pylist(), start=1)]
         if suffix == ".csv":
-            with path.open(encoding="utf-8", newline="") as f:
+            with path.open(encoding="utf-8-sig", newline="") as f:  # Excel's BOM is not part of the first name
                 return [(n, dict(r), implied) for n, r in enumerate(csv.DictReader(f), start=2)]
     except (OSError, UnicodeDecodeError) as exc:
         raise BaziDataError(f"{path}: cannot be read ({exc})") from None
@@ -281,6 +294,27 @@ def _read_file(path: Path) -> list[tuple[int, dict[str, Any], str | None]]:
     except Exception as exc:  # e.g. a torn Parquet file: name it
         raise BaziDataError(f"{path}: cannot be read as {suffix[1:]} ({type(exc).__name__}: {exc})") from None
     raise BaziDataError(f"{path}: unsupported file type {suffix!r}; expected one of {', '.join(FILE_SUFFIXES)}")
+
+
+def _jsonl_rows(path: Path, implied: str | None) -> list[tuple[int, dict[str, Any], str | None]]:
+    """The records of a JSONL file, split on "\\n" alone: ``str.splitlines()`` also breaks at U+2028,
+    U+2029, U+0085 and \\x1c–\\x1e, which JSON writers leave raw inside strings. A last line cut off
+    before its newline (a writer stopped mid-record) is skipped with a warning; any other malformed
+    line is an error naming it."""
+    text = path.read_bytes().decode("utf-8-sig")
+    lines = text.split("\n")
+    rows = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((number, json.loads(line, strict=False), implied))
+        except ValueError as exc:
+            if number == len(lines):  # no newline after it: torn
+                warnings.warn(f"{path}: line {number} is cut off (malformed JSON, no newline): skipped", stacklevel=4)
+                continue
+            raise BaziDataError(f"{path}: line {number}: malformed JSON ({exc})") from None
+    return rows
 
 
 def _json_rows(path: Path, data: Any, implied: str | None) -> list[tuple[int, dict[str, Any], str | None]]:

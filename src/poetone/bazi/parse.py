@@ -5,7 +5,9 @@ usual wrappings of one letter ("答案：B", "(B)", "B.", "选B", "**B**", full-
 and nothing else: a reply is valid when, after normalisation, exactly one distinct capital letter
 A–D stands alone in it (not inside a Latin word). Two different letters ("A或B", "AB"), no
 letter ("海中金"), or an empty reply are invalid, and invalid counts as wrong. Reasoning in
-``<think>…</think>`` is dropped first; an unclosed ``<think>`` leaves no answer.
+``<think>…</think>`` or ``<thinking>…</thinking>`` is dropped first, and so is everything before
+an orphan ``</think>`` (Qwen3's and DeepSeek-R1's chat templates open the block in the prompt, so
+the reply holds only its end); an unclosed ``<think>`` leaves no answer.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from typing import Any
 
 LETTERS = "ABCD"
 
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_THINK = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<think(?:ing)?>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.IGNORECASE)
 _MARKUP = re.compile(r"[*_`#>~]")
 #: A capital A–D with no Latin letter (or digit) on either side: "B", "(B)", "选B", "B." — not "Answer".
 _STANDALONE = re.compile(r"(?<![A-Za-z0-9])([A-D])(?![A-Za-z0-9])")
@@ -27,7 +31,9 @@ def normalise(text: str) -> str:
     """NFKC (full-width letters and punctuation to ASCII), reasoning and Markdown emphasis removed."""
     text = unicodedata.normalize("NFKC", text or "")
     text = _THINK.sub(" ", text)
-    if re.search(r"<think>", text, re.IGNORECASE):  # reasoning that never ended: no answer given
+    if closes := list(_THINK_CLOSE.finditer(text)):  # the end of a block opened by the chat template
+        text = text[closes[-1].end() :]
+    if _THINK_OPEN.search(text):  # reasoning that never ended: no answer given
         return ""
     return _MARKUP.sub("", text).strip()
 

@@ -10,6 +10,9 @@ Security: model text is untrusted. Templates autoescape it (a ``<script>`` in a 
 text) and the Content-Security-Policy allows no script at all. Every form carries a per-session
 CSRF token (kept in the signed, HttpOnly, SameSite=Strict session cookie) that is compared with
 the hidden form field, and every POST must come from the app's own origin (Origin, else Referer).
+The Host header must name the server (Starlette's ``TrustedHostMiddleware``): a page that rebinds
+its own DNS name to 127.0.0.1 sends its own name as Host and as Origin, which the origin check
+alone would take for the app's.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -33,6 +36,7 @@ from starlette.datastructures import FormData, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -57,6 +61,8 @@ SECURITY_HEADERS = {
 }
 CONFIDENCE = ((1, "纯属猜测"), (2, "不太确定"), (3, "一般"), (4, "比较确定"), (5, "非常确定"))
 SCALE = ((1, "很差"), (2, "较差"), (3, "一般"), (4, "较好"), (5, "很好"))
+#: Host names every server answers to, whatever address it is bound to.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 SIDE_LABEL = {"left": "甲", "right": "乙"}
 FIELD_LABEL = {"confidence": "把握程度", "faithfulness": "主题契合度", "artistry": "艺术性", "overall": "整体质量"}
 RATING_QUESTIONS = (
@@ -121,8 +127,24 @@ def _same_origin(request: Request) -> bool:
     return bool(referer) and urlsplit(referer).netloc.lower() == own
 
 
-def create_app(db: Database | str | Path, *, https_only: bool = False) -> Starlette:
-    """The app serving one study database (set up with ``Database.setup`` beforehand)."""
+def trusted_hosts(bound: str | None = None, extra: Iterable[str] = ()) -> list[str]:
+    """The Host names the app answers: the loopback names, the address it is bound to and the
+    names given (``--allowed-host``), without ports, IPv6 literals in brackets as in a Host header."""
+    hosts = list(LOOPBACK_HOSTS)
+    for host in [bound or "", *extra]:
+        host = host.strip().lower()
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
+        if host and host not in hosts:
+            hosts.append(host)
+    return hosts
+
+
+def create_app(
+    db: Database | str | Path, *, https_only: bool = False, allowed_hosts: Iterable[str] = LOOPBACK_HOSTS
+) -> Starlette:
+    """The app serving one study database (set up with ``Database.setup`` beforehand), answering
+    only requests whose Host is one of ``allowed_hosts`` (400 otherwise; see ``trusted_hosts``)."""
     database = db if isinstance(db, Database) else Database(db, create=False)
     templates = _templates()
 
@@ -264,6 +286,7 @@ def create_app(db: Database | str | Path, *, https_only: bool = False) -> Starle
     ]
     middleware = [
         Middleware(SecurityHeaders),
+        Middleware(TrustedHostMiddleware, allowed_hosts=trusted_hosts(extra=allowed_hosts), www_redirect=False),
         Middleware(
             SessionMiddleware,
             secret_key=database.secret(),

@@ -39,7 +39,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     import uvicorn
 
-    from poetone.human_eval.app import create_app
+    from poetone.human_eval.app import create_app, trusted_hosts
     from poetone.human_eval.db import Database
     from poetone.human_eval.pairs import pairs_from_logs
 
@@ -51,13 +51,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 1
     database = Database(args.db)
     database.setup(selection.pairs, seed=args.seed)
-    app = create_app(database)
+    hosts = trusted_hosts(args.host, args.allowed_host)
+    app = create_app(database, allowed_hosts=hosts)
     if not _is_loopback(args.host):
         print(
             f"warning: listening on {args.host}, reachable from other machines, over plain HTTP; "
             "anyone who reaches it can annotate under any name",
             file=sys.stderr,
         )
+    print(
+        f"answering requests for {', '.join(hosts)} (others get 400 Invalid host header; add names with --allowed-host)",
+        file=sys.stderr,
+    )
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"serving {len(selection.pairs)} pairs from {args.db} at http://{shown}:{args.port}/ (Ctrl+C to stop)", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
@@ -69,8 +74,16 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     database = Database(args.db, create=False)
     paths = export(database, args.out)
-    counts = database.counts()
-    print(f"{counts['stage1']} answers ({counts['stage2']} rated) by {counts['annotators']} annotators on {counts['pairs']} pairs:")
+    # counted as `stats` counts them: annotators and pairs with an answer, not everyone who started
+    rows, counts = database.answers(), database.counts()
+    annotators, pairs = len({r["annotator"] for r in rows}), len({r["pair_id"] for r in rows})
+    rated = sum(r["overall"] is not None for r in rows)
+    silent = counts["annotators"] - annotators
+    print(
+        f"{len(rows)} answers ({rated} rated) by {annotators} annotators on {pairs} of the study's {counts['pairs']} pairs"
+        + (f" ({silent} more annotators started without answering)" if silent else "")
+        + ":"
+    )
     for path in paths:
         print(f"  {path}")
     return 0
@@ -107,6 +120,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     s.add_argument("--db", required=True, metavar="FILE.sqlite", help="the study database (created if missing; reused to resume)")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s, loopback only)")
     s.add_argument("--port", type=int, default=8000, help="port (default: %(default)s)")
+    s.add_argument(
+        "--allowed-host", action="append", default=[], metavar="NAME",
+        help="a further Host name the app answers (repeatable), e.g. the name of a reverse proxy or of this machine; "
+        "besides the --host address, 127.0.0.1 and localhost (any other Host is refused: DNS rebinding)",
+    )  # fmt: skip
     g = s.add_mutually_exclusive_group()
     g.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="K", help="the K best poems per model by conformity (default: %(default)s)")
     g.add_argument("--all", action="store_true", help="every usable poem of every model instead of the top K")

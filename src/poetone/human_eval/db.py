@@ -289,14 +289,31 @@ class Database:
             raise StudyError(f"pair {pair_id!r} is not in the sequence of annotator {annotator!r}")
         return row
 
+    def _shown(self, conn: sqlite3.Connection, annotator: str) -> sqlite3.Row | None:
+        """The pair the annotator is shown: the first of their sequence without ratings."""
+        return conn.execute(
+            """SELECT a.position, a.pair_id FROM assignments a
+               LEFT JOIN stage2 s2 ON s2.annotator = a.annotator AND s2.pair_id = a.pair_id
+               WHERE a.annotator = ? AND s2.pair_id IS NULL ORDER BY a.position LIMIT 1""",
+            (annotator,),
+        ).fetchone()
+
     def save_stage1(self, annotator: str, pair_id: str, chosen_side: str, confidence: int) -> bool:
         """Which poem the annotator took for the human's, and how sure (1–5). False if this pair
-        was already answered (a double submit): the first answer stands."""
+        was already answered (a double submit): the first answer stands. Only the pair being
+        shown can be answered: a stage-1 answer to a later pair of the sequence is refused."""
         if chosen_side not in SIDES:
             raise StudyError(f"chosen side must be one of {SIDES}, got {chosen_side!r}")
         _score("confidence", confidence)
         with self._write() as conn:
             human = self._assignment(conn, annotator, pair_id)["human_side"]
+            answered = "SELECT 1 FROM stage1 WHERE annotator = ? AND pair_id = ?"
+            if conn.execute(answered, (annotator, pair_id)).fetchone() is not None:
+                return False
+            shown = self._shown(conn, annotator)
+            if shown is None or shown["pair_id"] != pair_id:
+                at = "has finished" if shown is None else f"is shown pair {shown['position'] + 1}"
+                raise StudyError(f"pair {pair_id!r} is not the pair being shown: annotator {annotator!r} {at}")
             cur = conn.execute(
                 "INSERT INTO stage1 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (annotator, pair_id) DO NOTHING",
                 (annotator, pair_id, chosen_side, human, int(chosen_side == human), confidence, _now()),
@@ -342,9 +359,24 @@ class Database:
             }
 
 
+#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A value as a CSV cell a spreadsheet shows as text: a string starting like a formula
+    (``=HYPERLINK(…)`` as an annotator's name, ``@SUM(…)`` in a poem) gets a leading ``'``.
+    Numbers are left as they are (a negative number is not a formula); the JSON files keep
+    every value unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
 def export(database: Database, out: str | Path) -> list[Path]:
     """Write ``answers.csv``/``answers.json`` (one row per annotator and pair answered) and
-    ``pairs.csv``/``pairs.json`` (the pairs with their texts) to ``out``; returns the paths."""
+    ``pairs.csv``/``pairs.json`` (the pairs with their texts) to ``out``; returns the paths.
+    CSV cells that a spreadsheet would run as formulas are neutralised (``csv_cell``)."""
     import csv
     import json
     from dataclasses import fields
@@ -361,7 +393,7 @@ def export(database: Database, out: str | Path) -> list[Path]:
         with open(folder / f"{name}.csv", "w", encoding="utf-8", newline="") as fh:
             writer = csv.DictWriter(fh, fieldnames=columns)
             writer.writeheader()
-            writer.writerows(rows)
+            writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
         (folder / f"{name}.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         written += [folder / f"{name}.csv", folder / f"{name}.json"]
     return written

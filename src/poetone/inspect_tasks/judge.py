@@ -14,12 +14,11 @@ from typing import Any
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model, model_roles
 from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stderr
-from inspect_ai.solver import TaskState
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from poetone import judge
-from poetone.extraction import extract_poem
 from poetone.inspect_tasks.scorers import total
-from poetone.songci import strip_given_upper
+from poetone.songci import read_answer
 
 GRADER_ROLE = "grader"
 _NAN = float("nan")
@@ -41,6 +40,22 @@ def resolve_graders(graders: str | list[str] | None) -> list[Model]:
             "are averaged) or -T graders=PROVIDER/MODEL; a model does not grade its own poems"
         )
     return list(bound) if isinstance(bound, list) else [bound]
+
+
+@solver
+def require_graders(graders: str | list[str] | None = None) -> Solver:
+    """The task's setup step when the judge is on: a run with no grader stops here, before any
+    sample generates, rather than at the first score after every answer has been paid for.
+
+    Inspect binds model roles only once the eval runs (``model_roles()`` is for solvers and
+    scorers, not for task construction), so this is the earliest point that can see them.
+    """
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        resolve_graders(graders)
+        return state
+
+    return solve
 
 
 async def rate(model: Model, cipai: str, theme_label: str, poem: str, max_tokens: int = 512) -> dict[str, Any]:
@@ -75,11 +90,11 @@ def judge_metrics() -> dict[str, list[Metric]]:
 def poem_to_judge(state: TaskState) -> str:
     """The poem as a reader sees it: for completion, the given 上阕 and the model's 下阕."""
     meta = state.metadata
-    extraction = extract_poem(state.output.completion if state.output else "", meta["cipai"])
-    if not extraction.valid or not extraction.poem.strip():
+    extraction, _ = read_answer(meta, state.output.completion if state.output else "")
+    if not extraction.valid:
         return ""
     if meta["strategy"] == "completion":
-        return f"{meta['upper']}\n{strip_given_upper(extraction.poem, meta['upper'])}"
+        return f"{meta['upper']}\n{extraction.poem}"
     return extraction.poem
 
 

@@ -20,7 +20,7 @@ from inspect_ai.scorer import Scorer
 from poetone import corpus, prompts
 from poetone.critic import Critic
 from poetone.inspect_tasks.generation import generate_per_strategy
-from poetone.inspect_tasks.judge import songci_judge
+from poetone.inspect_tasks.judge import require_graders, songci_judge
 from poetone.inspect_tasks.revise import critic_revise
 from poetone.inspect_tasks.scorers import conformity
 from poetone.songci import build_eval_set
@@ -96,6 +96,7 @@ def songci_task(
         scorers.append(songci_judge(graders=graders))
     return Task(
         dataset=songci_dataset(strategies, cipai, theme),
+        setup=require_graders(graders) if judge else None,
         solver=(
             critic_revise(rounds=revise, profile=profile, max_tokens=per_sample)
             if revise
