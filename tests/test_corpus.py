@@ -218,3 +218,64 @@ def test_broken_lines_are_named():
     unrecorded = json.loads(good) | {"theme": "sorrow_grief", "theme_label": THEMES["sorrow_grief"]}
     with pytest.raises(CorpusError, match="no substitution is recorded"):
         corpus._parse([json.dumps(unrecorded, ensure_ascii=False)], "x")
+
+
+# -- the Hugging Face dataset ----------------------------------------------------------------
+
+
+def test_hf_folder_loads_back_with_datasets_and_has_a_hub_card(tmp_path, records, monkeypatch):
+    import datasets
+    import yaml
+
+    from poetone.cli import main as cli_main
+
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "songci-corpus"
+    assert cli_main(["corpus", "--hf", str(out)]) == 0
+    loaded = datasets.load_dataset(str(out))
+    assert list(loaded) == ["train"]
+    assert loaded["train"].to_list() == records  # every field, every row, nulls kept
+    assert loaded["train"].features == corpus.load().features
+
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert card.startswith("---\n")
+    header = yaml.safe_load(card.split("---\n")[1])
+    assert header["license"] == "mit" and "zh" in header["language"]
+    assert header["task_categories"] and header["size_categories"] == ["n<1K"]
+    assert header["configs"] == [
+        {"config_name": "default", "data_files": [{"split": "train", "path": "data/train.jsonl"}]}
+    ]
+    assert [f["name"] for f in header["dataset_info"]["features"]] == list(corpus.FIELDS)
+    assert header["dataset_info"]["splits"][0]["num_examples"] == 120
+    body = card.split("---\n", 2)[2]
+    for section in (
+        "## Dataset structure",
+        "## Themes",
+        "## Source and selection",
+        "## How it was verified",
+        "## Licence",
+    ):
+        assert section in body, section
+    assert "$" not in body  # every placeholder filled
+    for key, label in THEMES.items():
+        n = sum(r["theme"] == key for r in records)
+        assert f"| `{key}` | {label} | {n} |" in body
+    for name in corpus.FIELDS:
+        assert f"| `{name}` |" in body, name
+    card_data = datasets.load_dataset_builder(str(out)).info  # the Hub's reader takes the header too
+    assert card_data.splits["train"].num_examples == 120
+
+
+def test_hf_refuses_a_folder_that_holds_something(tmp_path, capsys):
+    from poetone.cli import main as cli_main
+
+    (tmp_path / "mine.txt").write_text("keep me", encoding="utf-8")
+    assert cli_main(["corpus", "--hf", str(tmp_path)]) == 2
+    assert "not empty" in capsys.readouterr().err
+    assert (tmp_path / "mine.txt").read_text(encoding="utf-8") == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
+    with pytest.raises(ValueError, match="is a file"):
+        corpus.write_hf(tmp_path / "mine.txt")
+    assert corpus.write_hf(tmp_path / "empty") == tmp_path / "empty"  # a new folder is fine

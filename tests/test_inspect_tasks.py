@@ -90,6 +90,97 @@ def test_generation_settings_default_to_the_papers_and_can_be_changed() -> None:
     assert zero_shot(temperature=0.0, max_tokens=300).config.max_tokens == 300
 
 
+def test_all_six_tasks_are_plain_task_functions_in_source() -> None:
+    """Tools that read ``@task`` from the source without importing it (``inspect list tasks``,
+    inspect_evals' listing) must find every task: top-level functions decorated ``@task``."""
+    import ast
+
+    from inspect_ai import list_tasks
+
+    import poetone.inspect_tasks.tasks as module
+
+    source = Path(module.__file__)
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    decorated = {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and any(
+            (isinstance(d, ast.Name) and d.id == "task")
+            or (isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "task")
+            for d in node.decorator_list
+        )
+    }
+    assert decorated == {*TASKS, "songci"}
+    listed = {t.name for t in list_tasks(source.name, root_dir=source.parent)}
+    assert listed == {*TASKS, "songci"}
+
+
+def test_strategy_tasks_take_songcis_parameters_but_strategy() -> None:
+    import inspect
+
+    from poetone.inspect_tasks import tasks
+
+    expected = [p for p in inspect.signature(tasks.songci).parameters.values() if p.name != "strategy"]
+    for name in TASKS:
+        assert list(inspect.signature(getattr(tasks, name)).parameters.values()) == expected, name
+
+
+def _recording(seen: dict[str, int | None]) -> Any:
+    """A model that answers nothing useful and records the max_tokens each prompt was sent with."""
+
+    def reply(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        user = next(m.text for m in input if m.role == "user")  # the prompt, also under a revision request
+        strategy = next(p.strategy for p in PROMPTS.values() if p.user == user)
+        seen.setdefault(strategy, config.max_tokens)
+        assert seen[strategy] == config.max_tokens
+        return _output("mockllm", "无")
+
+    return reply
+
+
+@pytest.mark.parametrize("revise", [0, 1])
+def test_a_mixed_run_gives_each_strategy_its_own_budget(tmp_path: Path, revise: int) -> None:
+    """As lm-eval does (songci_cot 2048, the others 1024), not the largest budget for all."""
+    seen: dict[str, int | None] = {}
+    model = get_model("mockllm/model", custom_outputs=_recording(seen), memoize=False)
+    args = {"strategy": "zero_shot,cot,completion", "cipai": "浣溪沙", "theme": "love_longing", "revise": revise}
+    log = _run("poetone/songci", model, tmp_path, task_args=args)
+    assert seen == {"zero_shot": 1024, "cot": 2048, "completion": 1024}
+    assert log.eval.metadata["max_tokens"] == seen
+
+
+def test_a_mixed_run_keeps_a_budget_the_user_sets(tmp_path: Path) -> None:
+    args = {"strategy": "zero_shot,cot", "cipai": "浣溪沙", "theme": "love_longing"}
+    seen: dict[str, int | None] = {}
+    model = get_model("mockllm/model", custom_outputs=_recording(seen), memoize=False)
+    _run("poetone/songci", model, tmp_path, task_args={**args, "max_tokens": 300})  # -T max_tokens=300
+    assert seen == {"zero_shot": 300, "cot": 300}
+    for given in ("mockllm/model", model):  # by name, as the command line does, and as a Model
+        seen.clear()
+        kwargs = {"model_args": {"custom_outputs": _recording(seen)}} if isinstance(given, str) else {}
+        _run("poetone/songci", given, tmp_path, task_args=args, max_tokens=500, **kwargs)  # --max-tokens 500
+        assert seen == {"zero_shot": 500, "cot": 500}
+
+
+def test_copied_is_shown_only_for_tasks_with_completion(tmp_path: Path) -> None:
+    def names(log: EvalLog) -> set[str]:
+        return {s.name for s in log.results.scores if s.scorer == "conformity"}
+
+    assert names(_run("poetone/zero_shot", "poetone/reference", tmp_path, limit=2)) == {
+        "conformity", "structure", "tonal", "rhyme", "invalid"
+    }  # fmt: skip
+    assert "copied" in names(_run("poetone/completion", "poetone/reference", tmp_path, limit=2))
+    mixed = _run("poetone/songci", "poetone/reference", tmp_path, task_args={"strategy": "cot,one_shot"}, limit=3)
+    assert "copied" not in names(mixed)
+    log = _run(
+        "poetone/songci", "poetone/reference", tmp_path,
+        task_args={"strategy": "zero_shot,completion", "cipai": "浣溪沙"},
+    )  # fmt: skip
+    copied = next(s for s in log.results.scores if s.scorer == "conformity" and s.name == "copied")
+    assert (copied.scored_samples, copied.unscored_samples) == (6, 6)  # the rate is over completion alone
+
+
 # ---------------------------------------------------------------------------- reference model
 
 

@@ -65,7 +65,9 @@ def _run_lm_eval(stub: OpenAIStub, tasks: str, out: Path, extra: list[str]) -> d
 @pytest.mark.slow
 def test_lm_eval_group_metrics_equal_the_critic(tmp_path: Path) -> None:
     with OpenAIStub(_responder) as stub:
-        report = _run_lm_eval(stub, "songci", tmp_path, ["--include_path", str(TASKS), "--metadata", '{"cipai": "菩萨蛮,浣溪沙,钗头凤"}'])
+        report = _run_lm_eval(
+            stub, "songci", tmp_path, ["--include_path", str(TASKS), "--metadata", '{"cipai": "菩萨蛮,浣溪沙,钗头凤"}']
+        )
         exchanges = list(stub.exchanges)
     critic = Critic()
     prompts = {p.user: p for p in build_eval_set(cipai=["菩萨蛮", "浣溪沙", "钗头凤"], critic=critic)}
@@ -80,9 +82,14 @@ def test_lm_eval_group_metrics_equal_the_critic(tmp_path: Path) -> None:
     names = {"zero_shot": "songci_zeroshot", "one_shot": "songci_oneshot", "completion": "songci_completion",
              "instruction": "songci_instruction", "cot": "songci_cot"}  # fmt: skip
     for strategy, scored in expected.items():
+        generation = report["configs"][names[strategy]]["generation_kwargs"]  # as the run used them
+        assert generation["max_gen_toks"] == (2048 if strategy == "cot" else 1024), strategy
         got = report["results"][names[strategy]]
         for metric in METRICS:
-            assert got[f"{metric},none"] == pytest.approx(fmean(s[metric] for s in scored), abs=1e-9), (strategy, metric)
+            assert got[f"{metric},none"] == pytest.approx(fmean(s[metric] for s in scored), abs=1e-9), (
+                strategy,
+                metric,
+            )
         assert got["invalid,none"] == pytest.approx(2 / 6)  # the empty and the prose answers
         if strategy == "completion":
             assert got["copy_rate,none"] == pytest.approx(fmean(s["copied"] for s in scored))
@@ -93,3 +100,50 @@ def test_lm_eval_group_metrics_equal_the_critic(tmp_path: Path) -> None:
     samples = sorted(tmp_path.rglob("samples_songci_zeroshot_*.jsonl"))
     first = json.loads(samples[-1].read_text(encoding="utf-8").splitlines()[0])
     assert "poetone" in first["doc"] and "variant" in first["doc"]["poetone"]
+
+
+def test_each_strategy_is_generated_alike_in_both_frameworks() -> None:
+    """lm-eval's generation_kwargs and Inspect's GenerateConfig both come from prompts.GENERATION."""
+    from lm_eval.tasks import TaskManager
+
+    from poetone import prompts
+    from poetone.inspect_tasks import tasks as inspect_tasks
+
+    names = {"zero_shot": "songci_zeroshot", "one_shot": "songci_oneshot", "completion": "songci_completion",
+             "instruction": "songci_instruction", "cot": "songci_cot"}  # fmt: skip
+    loaded = TaskManager(include_path=str(TASKS)).load(list(names.values()))["tasks"]
+    for strategy, name in names.items():
+        want = prompts.GENERATION[strategy]
+        kwargs = loaded[name].config.generation_kwargs
+        assert (kwargs["temperature"], kwargs["top_p"], kwargs["max_gen_toks"]) == (
+            want.temperature,
+            want.top_p,
+            want.max_tokens,
+        )
+        assert kwargs["do_sample"] is True and kwargs["until"] == []
+        config = getattr(inspect_tasks, strategy)().config
+        assert (config.temperature, config.top_p, config.max_tokens) == (want.temperature, want.top_p, want.max_tokens)
+    assert prompts.GENERATION["cot"].max_tokens == 2048 and prompts.GENERATION["zero_shot"].max_tokens == 1024
+
+
+def test_the_task_folder_has_a_readme_in_lm_evals_form() -> None:
+    """lm-eval's task READMEs: paper, citation, groups and tasks, the new-benchmark checklist."""
+    import yaml
+
+    readme = (TASKS / "songci" / "README.md").read_text(encoding="utf-8")
+    for heading in (
+        "### Paper",
+        "### Citation",
+        "### Groups, Tags, and Tasks",
+        "#### Groups",
+        "#### Tasks",
+        "### Checklist",
+    ):
+        assert f"\n{heading}\n" in readme, heading
+    assert "https://arxiv.org/abs/2508.02515" in readme and "@misc{" in readme
+    assert "* [x] Is the task an existing benchmark in the literature?" in readme
+    for path in sorted((TASKS / "songci").glob("songci*.yaml")):
+        text = "\n".join(line for line in path.read_text(encoding="utf-8").splitlines() if "!function" not in line)
+        config = yaml.safe_load(text)
+        name = config.get("group") or config["task"]
+        assert f"* `{name}`" in readme, name

@@ -303,7 +303,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_corpus(args: argparse.Namespace) -> int:
     from poetone import corpus
 
-    if args.jsonl == "-":
+    if args.hf:
+        print(f"wrote the corpus as a Hugging Face dataset to {corpus.write_hf(args.hf)}", file=sys.stderr)
+    elif args.jsonl == "-":
         for r in corpus.load_records():
             sys.stdout.write(json.dumps(r, ensure_ascii=False) + "\n")
     else:
@@ -417,7 +419,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("corpus", help="write the canonical corpus of 120 Song ci")
-    p.add_argument("--jsonl", required=True, help="output JSONL, one poem a line (- for stdout)")
+    out = p.add_mutually_exclusive_group(required=True)
+    out.add_argument("--jsonl", help="output JSONL, one poem a line (- for stdout)")
+    out.add_argument("--hf", metavar="OUT", help="a new folder: the corpus as a Hugging Face dataset, with its card")
     p.set_defaults(func=cmd_corpus)
 
     p = sub.add_parser("lm-eval-path", help="print the folder of the lm-eval tasks (for --include_path)")

@@ -3,7 +3,8 @@
 The texts are quoted exactly as the 全宋词 (chinese-poetry edition) prints them, so the corpus can
 serve as reference poems for the critic and as few-shot or comparison material for the tasks
 without inheriting the invented poems of the official PoeTone release. The data card is
-docs/corpus.md; the records live in ``poetone/data/corpus.jsonl``.
+docs/corpus.md; the records live in ``poetone/data/corpus.jsonl``. ``write_hf`` writes the corpus
+as a Hugging Face dataset folder (data file and dataset card), ready for ``push_to_hub``.
 
 Each ``id`` names a slot of the cipai x theme grid (``<pinyin of the cipai>-<theme key>``). Where
 the 全宋词 has no poem of a cipai on a theme, the slot holds the best remaining poem of that cipai:
@@ -18,6 +19,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from string import Template
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # datasets is heavy: imported only inside load()
@@ -63,6 +65,9 @@ OPTIONAL = frozenset({"substitution"})
 
 _ID = re.compile(r"^[a-z]+-(" + "|".join(THEMES) + r")$")
 _DATA = "data/corpus.jsonl"
+_CARD = "data/corpus_card.md"
+#: Where ``write_hf`` puts the rows, relative to its folder (the Hub's usual ``data/`` layout).
+HF_DATA_FILE = "data/train.jsonl"
 
 
 class CorpusError(ValueError):
@@ -186,7 +191,70 @@ def load(cipai: str | None = None, theme: str | None = None) -> datasets.Dataset
 def write_jsonl(path: str | Path) -> Path:
     """Write the validated corpus to ``path`` (one JSON object a line, UTF-8, unescaped Chinese)."""
     out = Path(path)
-    with out.open("w", encoding="utf-8") as f:
-        for record in load_records():
-            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    out.write_text(_jsonl(load_records()), encoding="utf-8")
     return out
+
+
+def _jsonl(records: Iterable[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+def write_hf(out: str | Path) -> Path:
+    """Write the corpus as a Hugging Face dataset folder: ``data/train.jsonl`` and ``README.md``,
+    a dataset card in the Hub's format (YAML header with licence, languages, task categories,
+    ``configs`` and ``dataset_info``; fields, themes, sources, licence, verification).
+
+    ``datasets.load_dataset(out)`` loads it back with the declared features, and
+    ``load_dataset(out).push_to_hub(repo)`` (or ``huggingface-cli upload repo out``) publishes it.
+    ``out`` must not exist yet, or be an empty folder, so nothing of the user's is overwritten.
+    """
+    import yaml
+
+    from poetone import __version__
+    from poetone.critic import Critic
+
+    folder = Path(out)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        what = "a file" if not folder.is_dir() else "a folder that is not empty"
+        raise ValueError(f"{folder} is {what}: give a new or empty folder for the dataset")
+    records = load_records()
+    data = _jsonl(records)
+    table = load()
+    features = [{"name": name, "dtype": "string"} for name in FIELDS]
+    header = {
+        "license": "mit",
+        "language": ["zh", "lzh"],
+        "pretty_name": "PoeTone canonical Songci corpus",
+        "size_categories": ["n<1K"],
+        "task_categories": ["text-generation", "text-classification"],
+        "tags": ["poetry", "classical-chinese", "songci", "ci-poetry", "song-dynasty"],
+        "configs": [{"config_name": "default", "data_files": [{"split": "train", "path": HF_DATA_FILE}]}],
+        "dataset_info": {
+            "features": features,
+            "splits": [{"name": "train", "num_bytes": table.data.nbytes, "num_examples": len(records)}],
+            "download_size": len(data.encode("utf-8")),
+            "dataset_size": table.data.nbytes,
+        },
+    }
+    critic = Critic()
+    mean_score = sum(critic.score(r["cipai"], r["text"]).conformity for r in records) / len(records)
+    rows = []
+    for key, label in THEMES.items():
+        mine = [r for r in records if r["theme"] == key]
+        stand_ins = sum(r["substitution"] is not None for r in mine)
+        rows.append(f"| `{key}` | {label} | {len(mine)} | {stand_ins} |")
+    card = Template((resources.files("poetone") / _CARD).read_text(encoding="utf-8")).substitute(
+        yaml_header=yaml.safe_dump(header, allow_unicode=True, sort_keys=False).strip(),
+        n=len(records),
+        version=__version__,
+        cipai=", ".join(f"{name} (`{SLUGS[name]}`)" for name in CIPAI),
+        themes_table="\n".join(rows),
+        substitutions=sum(r["substitution"] is not None for r in records),
+        anthology=sum("宋词三百首" in r["source"] for r in records),
+        poets=len({r["poet"] for r in records}),
+        mean_score=f"{mean_score:.3f}",
+    )
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    (folder / HF_DATA_FILE).write_text(data, encoding="utf-8")
+    (folder / "README.md").write_text(card, encoding="utf-8")
+    return folder

@@ -7,6 +7,8 @@ the exact wording that produced it. Change a template → bump the version.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 
 from poetone._hash import short_sha256
 
@@ -14,9 +16,7 @@ PROMPT_VERSION = "1.0"
 
 STRATEGIES: tuple[str, ...] = ("zero_shot", "one_shot", "completion", "instruction", "cot")
 
-SYSTEM = (
-    "你是一位精通宋词格律的词人。填词时严格遵守词牌的格律：句数、每句字数、平仄与韵脚。"
-)
+SYSTEM = "你是一位精通宋词格律的词人。填词时严格遵守词牌的格律：句数、每句字数、平仄与韵脚。"
 
 _ANSWER_ONLY = "只输出词的正文，不要标题、作者、注释或任何解释。"
 
@@ -42,6 +42,26 @@ TEMPLATES: Mapping[str, str] = {
         "请按以下格式回答：\n【分析】（你的分析）\n【作品】（词的正文，不要标题和注释）"
     ),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """How to sample an answer to one strategy's prompts: the paper's settings.
+
+    The one definition both adapters read (Inspect's ``GenerateConfig``, lm-eval's
+    ``generation_kwargs``), so a strategy is run the same way in either framework.
+    """
+
+    temperature: float
+    top_p: float
+    max_tokens: int  # new tokens; CoT needs room for its analysis before the poem
+
+
+TEMPERATURE, TOP_P = 0.7, 0.9
+
+GENERATION: Mapping[str, Generation] = MappingProxyType(
+    {s: Generation(TEMPERATURE, TOP_P, 2048 if s == "cot" else 1024) for s in STRATEGIES}
+)
 
 #: A plain prompt for base (completion-style) models: the instruction, then a cue to begin.
 BASE_SUFFIX = "\n\n词：\n"

@@ -4,6 +4,9 @@ One module so that the Songci report, the human evaluation and the BaZi report c
 thing the same way (the reporting discipline of the BaZi benchmark paper, arXiv 2610.05682):
 a mean always comes with a 95% interval, comparisons of two systems are paired on the same
 items, and the p-values of one report are Holm-corrected together. Deterministic given a seed.
+
+The intervals and tests are ``scipy.stats``'s (``bootstrap``, ``binomtest``, ``wilcoxon``); this
+module fixes their settings and the degenerate cases. Only Holm's correction is written here.
 """
 
 from __future__ import annotations
@@ -11,10 +14,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,18 +33,35 @@ class Interval:
 
 
 def bootstrap_ci(values: Sequence[float], n_boot: int = 10_000, level: float = 0.95, seed: int = 0) -> Interval:
-    """Percentile bootstrap interval of the mean, resampling items (prompts)."""
+    """Percentile bootstrap interval of the mean, resampling items (prompts): ``scipy.stats.bootstrap``.
+
+    A single value, or values that are all equal, have a degenerate interval at the mean (scipy
+    needs two observations and warns on a constant sample).
+    """
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         return Interval(float("nan"), float("nan"), float("nan"), 0)
     mean = float(x.mean())
     if x.size == 1 or np.all(x == x[0]):
         return Interval(mean, mean, mean, int(x.size))
-    rng = np.random.default_rng(seed)
-    means = x[rng.integers(0, x.size, size=(n_boot, x.size))].mean(axis=1)
-    alpha = (1 - level) / 2
-    low, high = np.quantile(means, [alpha, 1 - alpha])
-    return Interval(mean, float(low), float(high), int(x.size))
+    result = _bootstrap_mean(x, n_boot, level, seed)
+    ci = result.confidence_interval
+    return Interval(mean, float(ci.low), float(ci.high), int(x.size))
+
+
+def _bootstrap_mean(x: np.ndarray, n_boot: int, level: float, seed: int) -> Any:
+    """``scipy.stats.bootstrap`` of the mean, percentile method, seeded: the one call every interval uses."""
+    from scipy.stats import bootstrap
+
+    return bootstrap(
+        (x,),
+        np.mean,
+        n_resamples=n_boot,
+        confidence_level=level,
+        method="percentile",
+        vectorized=True,
+        rng=np.random.default_rng(seed),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +74,9 @@ class PairedComparison:
     n: int
 
 
-def paired_bootstrap(a: Sequence[float], b: Sequence[float], n_boot: int = 10_000, level: float = 0.95, seed: int = 0) -> PairedComparison:
+def paired_bootstrap(
+    a: Sequence[float], b: Sequence[float], n_boot: int = 10_000, level: float = 0.95, seed: int = 0
+) -> PairedComparison:
     """Mean of a − b over paired items with a bootstrap interval and two-sided p-value, plus the
     Wilcoxon signed-rank p-value (1.0 when every difference is zero)."""
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
@@ -69,11 +90,11 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], n_boot: int = 10_00
         p_boot = 1.0 if d[0] == 0 else 0.0
         low = high = mean
     else:
-        rng = np.random.default_rng(seed)
-        means = d[rng.integers(0, d.size, size=(n_boot, d.size))].mean(axis=1)
-        alpha = (1 - level) / 2
-        low, high = (float(v) for v in np.quantile(means, [alpha, 1 - alpha]))
-        # two-sided: how often the resampled mean falls on the other side of zero (with +1 smoothing)
+        result = _bootstrap_mean(d, n_boot, level, seed)
+        low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+        # scipy gives the interval, not a p-value: read the two-sided p off its bootstrap distribution,
+        # how often the resampled mean falls on the other side of zero (with +1 smoothing)
+        means = result.bootstrap_distribution
         p_boot = min(1.0, 2 * min((np.sum(means <= 0) + 1) / (n_boot + 1), (np.sum(means >= 0) + 1) / (n_boot + 1)))
     return PairedComparison(mean, low, high, float(p_boot), wilcoxon_p(x, y), int(d.size))
 
@@ -88,7 +109,12 @@ def wilcoxon_p(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
-    """Holm–Bonferroni adjusted p-values, in the input order."""
+    """Holm–Bonferroni adjusted p-values, in the input order.
+
+    Hand-written: scipy adjusts only for the false discovery rate (``false_discovery_control``:
+    Benjamini–Hochberg/Yekutieli), not the family-wise error, and statsmodels' ``multipletests``
+    would pull in a large dependency for these six lines.
+    """
     m = len(pvalues)
     order = sorted(range(m), key=lambda i: pvalues[i])
     adjusted = [0.0] * m
@@ -100,14 +126,13 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 
 def wilson(successes: int, n: int, level: float = 0.95) -> Interval:
-    """Wilson score interval of a proportion."""
+    """Wilson score interval of a proportion: ``scipy.stats.binomtest(...).proportion_ci``."""
     if n == 0:
         return Interval(float("nan"), float("nan"), float("nan"), 0)
-    z = Z95 if level == 0.95 else _z(level)
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half), n)
+    from scipy.stats import binomtest
+
+    ci = binomtest(successes, n).proportion_ci(confidence_level=level, method="wilson")
+    return Interval(successes / n, float(ci.low), float(ci.high), n)
 
 
 def binomial_test_p(successes: int, n: int, p: float = 0.5) -> float:
@@ -121,9 +146,3 @@ def mcnemar_p(only_a: int, only_b: int) -> float:
     """Exact McNemar test on the discordant pairs (a right and b wrong, and the reverse)."""
     n = only_a + only_b
     return binomial_test_p(only_a, n, 0.5) if n else 1.0
-
-
-def _z(level: float) -> float:
-    from scipy.stats import norm
-
-    return float(norm.ppf(1 - (1 - level) / 2))

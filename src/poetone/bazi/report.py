@@ -197,7 +197,11 @@ def _counts(answers: Sequence[Answer]) -> dict[str, Any]:
 
 def newcombe(a: Interval, b: Interval) -> Interval:
     """Difference a − b of two independent proportions with Newcombe's hybrid score interval
-    (method 10 of Newcombe 1998), built from their Wilson intervals."""
+    (method 10 of Newcombe 1998), built from their Wilson intervals.
+
+    Hand-written: scipy has no interval for a difference of independent proportions, and
+    statsmodels' ``confint_proportions_2indep`` (which has it) is a large dependency for two lines
+    on top of scipy's Wilson intervals; ``tests/test_stats.py`` checks Newcombe's worked examples."""
     if a.n == 0 or b.n == 0:
         return Interval(math.nan, math.nan, math.nan, 0)
     d = a.estimate - b.estimate

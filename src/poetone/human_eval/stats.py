@@ -36,7 +36,8 @@ def krippendorff_alpha(reliability_data: Sequence[Sequence[Any]], metric: str = 
     """Krippendorff's alpha of a reliability matrix: one row per coder, one column per unit,
     ``None`` (or NaN) where a coder did not code a unit. Units coded by fewer than two coders are
     not pairable and are left out. NaN when nothing is pairable or no value varies (alpha is then
-    undefined). Follows Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability"."""
+    undefined). Computed by the ``krippendorff`` package (Krippendorff 2011, "Computing
+    Krippendorff's Alpha-Reliability"); this function adds the checks and the NaN cases."""
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
     rows = [list(r) for r in reliability_data]
@@ -51,6 +52,11 @@ def krippendorff_alpha(reliability_data: Sequence[Sequence[Any]], metric: str = 
 
 
 def _alpha(units: Iterable[Sequence[Hashable]], metric: str) -> float:
+    """Alpha over units given as their lists of values (coders unnamed), through the ``krippendorff``
+    package's value-count form. Only the pairable units and the values they hold are passed on:
+    the package raises where alpha is undefined (one value, nothing pairable), poetone says NaN."""
+    import krippendorff
+
     units = [list(u) for u in units if len(u) >= 2]
     if not units:
         return float("nan")
@@ -59,41 +65,15 @@ def _alpha(units: Iterable[Sequence[Hashable]], metric: str) -> float:
         for v in values:
             if isinstance(v, bool) or not isinstance(v, int | float):
                 raise ValueError(f"{metric} alpha needs numeric values, got {v!r}")
-    index = {v: i for i, v in enumerate(values)}
-    k = len(values)
-    coincidences = np.zeros((k, k))
-    for u in units:
-        counts = np.zeros(k)
-        for v in u:
-            counts[index[v]] += 1
-        coincidences += (np.outer(counts, counts) - np.diag(counts)) / (len(u) - 1)
-    n_c = coincidences.sum(axis=1)
-    n = n_c.sum()
-    delta = _delta(np.asarray(values, dtype=float) if metric != "nominal" else None, n_c, k, metric)
-    expected = (np.outer(n_c, n_c) * delta).sum()
-    if n <= 1 or expected == 0:
+    if len(values) < 2:
         return float("nan")
-    return float(1 - (n - 1) * (coincidences * delta).sum() / expected)
-
-
-def _delta(values: np.ndarray | None, n_c: np.ndarray, k: int, metric: str) -> np.ndarray:
-    """The squared difference function of the metric, as a k x k matrix over the sorted values."""
-    if metric == "nominal":
-        return 1.0 - np.eye(k)
-    assert values is not None
-    c, d = np.meshgrid(values, values, indexing="ij")
-    if metric == "interval":
-        return (c - d) ** 2
-    if metric == "ratio":
-        total = c + d
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = np.where(total == 0, 0.0, ((c - d) / np.where(total == 0, 1, total)) ** 2)
-        return out
-    # ordinal: the marginal frequencies from one value to the other, less half of the two ends
-    cum = np.concatenate([[0.0], np.cumsum(n_c)])
-    i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
-    lo, hi = np.minimum(i, j), np.maximum(i, j)
-    return (cum[hi + 1] - cum[lo] - (n_c[i] + n_c[j]) / 2) ** 2
+    index = {v: i for i, v in enumerate(values)}
+    counts = np.zeros((len(units), len(values)), dtype=int)
+    for row, u in zip(counts, units):
+        for v in u:
+            row[index[v]] += 1
+    domain = np.arange(len(values)) if metric == "nominal" else np.asarray(values, dtype=float)
+    return float(krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=metric))
 
 
 def _interval(iv: Interval) -> dict[str, Any]:
@@ -202,8 +182,12 @@ def format_report(report: Mapping[str, Any]) -> str:
         lines.append(f"  {m['model']:<28} {_fmt(m['confidence']):<18}" + "".join(f" {_fmt(m[r]):<24}" for r in RATINGS))
     ag = report["agreement"]
     lines += ["", "Agreement (Krippendorff's alpha; units = pairs answered by 2+ annotators):"]
-    lines.append(f"  stage 1 choice   nominal {_fmt_alpha(ag['identified_human']['nominal'])}  ({ag['identified_human']['units']} units)")
+    lines.append(
+        f"  stage 1 choice   nominal {_fmt_alpha(ag['identified_human']['nominal'])}  ({ag['identified_human']['units']} units)"
+    )
     for r in RATINGS:
         g = ag[r]
-        lines.append(f"  {r:<16} interval {_fmt_alpha(g['interval'])}  ordinal {_fmt_alpha(g['ordinal'])}  ({g['units']} units)")
+        lines.append(
+            f"  {r:<16} interval {_fmt_alpha(g['interval'])}  ordinal {_fmt_alpha(g['ordinal'])}  ({g['units']} units)"
+        )
     return "\n".join(lines)

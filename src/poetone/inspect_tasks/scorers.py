@@ -10,7 +10,7 @@ from inspect_ai.solver import TaskState
 from poetone.critic import Critic
 from poetone.songci import score_answer
 
-#: Score value keys; ``copied`` is NaN (not applicable, left out of its mean) outside completion.
+#: Score value keys, besides ``invalid`` and ``copied``.
 COMPONENTS: tuple[str, ...] = ("conformity", "structure", "tonal", "rhyme")
 _NAN = float("nan")
 
@@ -34,35 +34,42 @@ def conformity_metrics() -> dict[str, list[Metric]]:
 
 
 @scorer(metrics=conformity_metrics())
-def conformity(profile: str = "default") -> Scorer:
+def conformity(profile: str = "default", copied: bool = True) -> Scorer:
     """S = 0.4·structure + 0.3·tonal + 0.3·rhyme of the extracted poem (0 when there is none).
 
     ``invalid`` (no poem could be extracted or scored) and, for completion, ``copied`` (the 下阕
     reuses at least half of the poet's own) are rates; the answer is the poem the critic read, the
     explanation its marked-up rendering, the metadata every diagnostic.
+
+    ``copied=False`` (a task without completion samples) leaves ``copied`` out of the values, so
+    Inspect shows no metric for it; with it, samples of other strategies hold NaN there, which
+    Inspect counts as unscored, so the rate is over the completion samples alone.
     """
     critic = Critic(profile)
 
     async def score(state: TaskState, target: Target) -> Score:
-        return score_state(state, critic)
+        return score_state(state, critic, copied)
 
     return score
 
 
-def score_state(state: TaskState, critic: Critic) -> Score:
+def score_state(state: TaskState, critic: Critic, copied: bool = True) -> Score:
     """Synchronous core of the scorer, so its cost can be measured without an event loop."""
     meta = state.metadata
     result = score_answer(meta, state.output.completion if state.output else "", critic)
-    return to_score(result, meta["strategy"])
+    return to_score(result, meta["strategy"], copied)
 
 
-def to_score(result: dict[str, Any], strategy: str) -> Score:
+def to_score(result: dict[str, Any], strategy: str, copied: bool = True) -> Score:
     value: dict[str, float] = {k: float(result[k]) for k in COMPONENTS}
     value["invalid"] = float(result["invalid"])
-    value["copied"] = float(result["copied"]) if strategy == "completion" else _NAN
+    if copied:
+        value["copied"] = float(result["copied"]) if strategy == "completion" else _NAN
     if result["valid"]:
         # a fenced block: inspect view renders explanations as Markdown, which would merge the lines
-        explanation = f"{result['variant']} · S={result['conformity']:.3f}\n\n```text\n{result.get('rendering', '')}\n```"
+        explanation = (
+            f"{result['variant']} · S={result['conformity']:.3f}\n\n```text\n{result.get('rendering', '')}\n```"
+        )
         if result.get("copied"):
             explanation = (
                 f"copied: {result['copy_overlap']:.0%} of the poet's own 下阕 reused → scored 0\n\n" + explanation

@@ -10,24 +10,20 @@ themes = 120 samples per strategy. ``--epochs N`` gives N candidates per prompt 
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import Scorer
-from inspect_ai.solver import generate
 
 from poetone import corpus, prompts
 from poetone.critic import Critic
+from poetone.inspect_tasks.generation import generate_per_strategy
 from poetone.inspect_tasks.judge import require_graders, songci_judge
 from poetone.inspect_tasks.revise import critic_revise
 from poetone.inspect_tasks.scorers import conformity
 from poetone.songci import build_eval_set
-
-#: The paper's generation settings (as the lm-eval tasks); CoT gets room for its analysis.
-TEMPERATURE, TOP_P, MAX_TOKENS, MAX_TOKENS_COT = 0.7, 0.9, 1024, 2048
 
 
 def record_to_sample(record: dict[str, Any]) -> Sample:
@@ -70,33 +66,42 @@ def _version() -> str:
     return __version__
 
 
-@task
-def songci(
-    strategy: str | list[str] | None = None,
-    cipai: str | list[str] | None = None,
-    theme: str | list[str] | None = None,
-    profile: str = "default",
-    judge: bool = False,
-    graders: str | list[str] | None = None,
-    temperature: float = TEMPERATURE,
-    top_p: float = TOP_P,
-    max_tokens: int | None = None,
-    revise: int = 0,
+def songci_task(
+    strategies: list[str],
+    cipai: str | list[str] | None,
+    theme: str | list[str] | None,
+    profile: str,
+    judge: bool,
+    graders: str | list[str] | None,
+    temperature: float,
+    top_p: float,
+    max_tokens: int | None,
+    revise: int,
 ) -> Task:
-    """Songci generation under the given strategies (all five when omitted)."""
-    strategies = parse_names(strategy) or list(prompts.STRATEGIES)
+    """The Songci task over ``strategies``: what every ``@task`` below builds.
+
+    Generation follows ``prompts.GENERATION`` per strategy, as the lm-eval tasks do: a mixed run
+    gives each sample its own strategy's budget (``generate_per_strategy``) unless ``max_tokens``
+    is set, which then applies to all.
+    """
     for s in strategies:
         if s not in prompts.STRATEGIES:
             raise ValueError(f"unknown strategy {s!r}; expected some of {', '.join(prompts.STRATEGIES)}")
-    scorers: list[Scorer] = [conformity(profile=profile)]
+    budgets = {s: prompts.GENERATION[s].max_tokens for s in strategies}
+    if max_tokens is None and len(set(budgets.values())) == 1:
+        max_tokens = budgets[strategies[0]]
+    per_sample = budgets if max_tokens is None else None
+    scorers: list[Scorer] = [conformity(profile=profile, copied="completion" in strategies)]
     if judge:
         scorers.append(songci_judge(graders=graders))
-    if max_tokens is None:
-        max_tokens = MAX_TOKENS_COT if "cot" in strategies else MAX_TOKENS
     return Task(
         dataset=songci_dataset(strategies, cipai, theme),
         setup=require_graders(graders) if judge else None,
-        solver=critic_revise(rounds=revise, profile=profile) if revise else generate(),
+        solver=(
+            critic_revise(rounds=revise, profile=profile, max_tokens=per_sample)
+            if revise
+            else generate_per_strategy(max_tokens=per_sample)
+        ),
         scorer=scorers,
         config=GenerateConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens),
         metadata={
@@ -105,28 +110,110 @@ def songci(
             "prompt_hash": prompts.prompt_hash(),
             "profile": profile,
             "strategies": strategies,
+            "max_tokens": {s: max_tokens or budgets[s] for s in strategies},
             "revise": revise,
         },
         version=prompts.PROMPT_VERSION,
     )
 
 
-def _strategy_task(strategy: str, summary: str) -> Any:
-    """One registered task per strategy: ``songci`` with the strategy fixed. Its signature is
-    songci's without ``strategy``, so Inspect lists and checks the same ``-T`` parameters."""
-
-    def factory(**params: Any) -> Task:
-        return songci(strategy=strategy, **params)
-
-    signature = inspect.signature(songci)
-    factory.__signature__ = signature.replace(parameters=[p for n, p in signature.parameters.items() if n != "strategy"])  # type: ignore[attr-defined]
-    factory.__name__ = factory.__qualname__ = strategy
-    factory.__doc__ = summary
-    return task(name=strategy)(factory)
+# The tasks are plain ``@task`` functions, one per strategy, so that tools reading the source
+# (``inspect list tasks``, inspect_evals' listing) see all six; each passes its arguments on.
 
 
-zero_shot = _strategy_task("zero_shot", "Write a ci to a cipai and theme, with no example.")
-one_shot = _strategy_task("one_shot", "Write a ci after one authentic example of the same cipai (another theme).")
-completion = _strategy_task("completion", "Write the 下阕 after a given 上阕; a copy of the poet's own 下阕 scores 0.")
-instruction = _strategy_task("instruction", "Write a ci with the form's rules (line lengths, tones, rhymes) spelt out.")
-cot = _strategy_task("cot", "Analyse the form first (kept in the log, not scored), then write the ci.")
+@task
+def songci(
+    strategy: str | list[str] | None = None,
+    cipai: str | list[str] | None = None,
+    theme: str | list[str] | None = None,
+    profile: str = "default",
+    judge: bool = False,
+    graders: str | list[str] | None = None,
+    temperature: float = prompts.TEMPERATURE,
+    top_p: float = prompts.TOP_P,
+    max_tokens: int | None = None,
+    revise: int = 0,
+) -> Task:
+    """Songci generation under the given strategies (all five when omitted)."""
+    strategies = parse_names(strategy) or list(prompts.STRATEGIES)
+    return songci_task(strategies, cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
+
+
+@task
+def zero_shot(
+    cipai: str | list[str] | None = None,
+    theme: str | list[str] | None = None,
+    profile: str = "default",
+    judge: bool = False,
+    graders: str | list[str] | None = None,
+    temperature: float = prompts.TEMPERATURE,
+    top_p: float = prompts.TOP_P,
+    max_tokens: int | None = None,
+    revise: int = 0,
+) -> Task:
+    """Write a ci to a cipai and theme, with no example."""
+    return songci_task(["zero_shot"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
+
+
+@task
+def one_shot(
+    cipai: str | list[str] | None = None,
+    theme: str | list[str] | None = None,
+    profile: str = "default",
+    judge: bool = False,
+    graders: str | list[str] | None = None,
+    temperature: float = prompts.TEMPERATURE,
+    top_p: float = prompts.TOP_P,
+    max_tokens: int | None = None,
+    revise: int = 0,
+) -> Task:
+    """Write a ci after one authentic example of the same cipai (another theme)."""
+    return songci_task(["one_shot"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
+
+
+@task
+def completion(
+    cipai: str | list[str] | None = None,
+    theme: str | list[str] | None = None,
+    profile: str = "default",
+    judge: bool = False,
+    graders: str | list[str] | None = None,
+    temperature: float = prompts.TEMPERATURE,
+    top_p: float = prompts.TOP_P,
+    max_tokens: int | None = None,
+    revise: int = 0,
+) -> Task:
+    """Write the 下阕 after a given 上阕; a copy of the poet's own 下阕 scores 0."""
+    return songci_task(["completion"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
+
+
+@task
+def instruction(
+    cipai: str | list[str] | None = None,
+    theme: str | list[str] | None = None,
+    profile: str = "default",
+    judge: bool = False,
+    graders: str | list[str] | None = None,
+    temperature: float = prompts.TEMPERATURE,
+    top_p: float = prompts.TOP_P,
+    max_tokens: int | None = None,
+    revise: int = 0,
+) -> Task:
+    """Write a ci with the form's rules (line lengths, tones, rhymes) spelt out."""
+    return songci_task(["instruction"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
+
+
+@task
+def cot(
+    cipai: str | list[str] | None = None,
+    theme: str | list[str] | None = None,
+    profile: str = "default",
+    judge: bool = False,
+    graders: str | list[str] | None = None,
+    temperature: float = prompts.TEMPERATURE,
+    top_p: float = prompts.TOP_P,
+    max_tokens: int | None = None,
+    revise: int = 0,
+) -> Task:
+    """Analyse the form first (kept in the log, not scored), then write the ci."""
+    return songci_task(["cot"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)

@@ -12,10 +12,33 @@ from typing import Any
 
 import datasets
 
+from poetone import prompts
 from poetone.critic import Critic
 from poetone.songci import build_eval_set, score_answer
 
 METRICS = ("conformity", "structure", "tonal", "rhyme", "invalid")
+
+
+def generation_kwargs(strategy: str) -> dict[str, Any]:
+    """lm-eval's ``generation_kwargs`` for a strategy, from ``poetone.prompts.GENERATION``: the
+    settings the Inspect tasks use too. Sampled, and no stop sequence but the model's end of text."""
+    g = prompts.GENERATION[strategy]
+    return {
+        "until": [],
+        "do_sample": True,
+        "temperature": g.temperature,
+        "top_p": g.top_p,
+        "max_gen_toks": g.max_tokens,
+    }
+
+
+# Read by each task's YAML as ``generation_kwargs: !function utils.<name>`` (lm-eval's loader
+# resolves any module attribute there), so the numbers live in one place.
+generation_zero_shot = generation_kwargs("zero_shot")
+generation_one_shot = generation_kwargs("one_shot")
+generation_completion = generation_kwargs("completion")
+generation_instruction = generation_kwargs("instruction")
+generation_cot = generation_kwargs("cot")
 
 
 @cache
@@ -31,7 +54,9 @@ def _names(value: Any) -> list[str] | None:
     return list(value)
 
 
-def load_songci(strategy: str, profile: str = "default", cipai: Any = None, theme: Any = None, **_: Any) -> datasets.DatasetDict:
+def load_songci(
+    strategy: str, profile: str = "default", cipai: Any = None, theme: Any = None, **_: Any
+) -> datasets.DatasetDict:
     """The eval set of one strategy as a ``test`` split; each doc carries the critic profile."""
     critic = _critic(profile)
     prompts = build_eval_set([strategy], cipai=_names(cipai), theme=_names(theme), critic=critic)

@@ -1,0 +1,107 @@
+"""The critic over a ``datasets`` column, in ``Dataset.map`` with as many workers as wanted.
+
+    from poetone.batch import result_features, score_batch, score_dataset
+
+    scored = score_dataset(ds, num_proc=8)                           # columns "cipai" and "text"
+    scored = ds.map(score_batch, batched=True, num_proc=8,           # the same, spelt out
+                    fn_kwargs={"text_column": "poem", "profile": "paper"},
+                    features=result_features(ds.features))
+
+``features=`` fixes the new columns' types: without it ``datasets`` infers them from the first
+batch written, and a first batch with no error leaves ``error`` typed null, so that a later
+batch's error message cannot be written. ``score_batch`` is a module-level function, so ``datasets`` pickles (and fingerprints) it by
+name, and each worker process builds its own critic once (``critic_for``, cached per process)
+instead of receiving one: a ``Critic`` does pickle, but as about 2 MB that ``datasets`` would
+hash on every call and send with every shard. The new columns are those of
+``poetone score --jsonl``, with the same numbers (rounded to 6 decimals) and the same error
+messages: a bad row gets ``error`` and nulls, and the rest of the batch is still scored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from poetone.critic import Critic
+from poetone.metadata import UnknownCipaiError
+
+if TYPE_CHECKING:  # datasets is heavy: imported only where a Dataset is built
+    import datasets
+
+#: The columns ``score_batch`` adds: the result fields of ``poetone score --jsonl``, and ``error``.
+RESULT_COLUMNS: tuple[str, ...] = ("conformity", "structure", "tonal", "rhyme", "valid", "variant", "error")
+_NUMBERS = frozenset({"conformity", "structure", "tonal", "rhyme"})
+
+
+@cache
+def critic_for(profile: str = "default") -> Critic:
+    """The critic of ``profile``, built once per process (each ``num_proc`` worker has its own)."""
+    return Critic(profile=profile)
+
+
+def score_row(critic: Critic, cipai: Any, text: Any) -> dict[str, Any]:
+    """One row's result columns. Never raises: what is wrong with the row goes in ``error``."""
+    out: dict[str, Any] = dict.fromkeys(RESULT_COLUMNS)
+    try:
+        if not isinstance(cipai, str) or not cipai:
+            raise ValueError("missing field 'cipai'")
+        if not isinstance(text, str):
+            raise ValueError("missing field 'text' (a string)")
+        result = critic.score(cipai, text).as_dict()
+    except (ValueError, UnknownCipaiError) as exc:
+        out["error"] = str(exc)
+        return out
+    except Exception as exc:  # the critic failed on this poem: one row lost, not the batch
+        out["error"] = f"the critic failed on this row ({type(exc).__name__}: {exc})"
+        return out
+    for key in RESULT_COLUMNS[:-1]:
+        value = result[key]
+        out[key] = round(value, 6) if key in _NUMBERS else value
+    return out
+
+
+def score_batch(
+    batch: Mapping[str, Sequence[Any]],
+    cipai_column: str = "cipai",
+    text_column: str = "text",
+    profile: str = "default",
+) -> dict[str, list[Any]]:
+    """The result columns for a batch of rows (``Dataset.map(score_batch, batched=True)``)."""
+    for column in (cipai_column, text_column):
+        if column not in batch:
+            raise KeyError(f"no column {column!r} to score; the dataset has {sorted(batch)}")
+    critic = critic_for(profile)
+    rows = [score_row(critic, c, t) for c, t in zip(batch[cipai_column], batch[text_column], strict=True)]
+    return {key: [r[key] for r in rows] for key in RESULT_COLUMNS}
+
+
+def result_features(features: datasets.Features) -> datasets.Features:
+    """``features`` with the result columns added (or retyped): the ``features=`` of the map."""
+    import datasets
+
+    types = {"conformity": "float64", "structure": "float64", "tonal": "float64", "rhyme": "float64",
+             "valid": "bool", "variant": "string", "error": "string"}  # fmt: skip
+    return datasets.Features({**features, **{k: datasets.Value(types[k]) for k in RESULT_COLUMNS}})
+
+
+def score_dataset(
+    dataset: datasets.Dataset,
+    cipai_column: str = "cipai",
+    text_column: str = "text",
+    profile: str = "default",
+    num_proc: int | None = None,
+    **map_kwargs: Any,
+) -> datasets.Dataset:
+    """``dataset`` with the result columns, scored by ``Dataset.map`` in ``num_proc`` processes."""
+    for column in (cipai_column, text_column):
+        if column not in dataset.column_names:
+            raise KeyError(f"no column {column!r} to score; the dataset has {dataset.column_names}")
+    return dataset.map(
+        score_batch,
+        batched=True,
+        num_proc=num_proc,
+        fn_kwargs={"cipai_column": cipai_column, "text_column": text_column, "profile": profile},
+        features=result_features(dataset.features),
+        **map_kwargs,
+    )
