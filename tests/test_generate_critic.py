@@ -188,7 +188,8 @@ def test_bon_from_lm_eval_repeats(tmp_path: Path) -> None:
     from poetone.report import build_report
 
     rep = build_report([tmp_path / "out"], tmp_path / "report", n_boot=300)
-    (row,) = next(t for t in rep.tables if t.name == "main").rows
+    row, chance = next(t for t in rep.tables if t.name == "main").rows  # the run, then the chance reference row
+    assert chance["model"].startswith("(chance")
     assert (row["model"], row["strategy"], row["prompts"], row["epochs"]) == ("stubmodel", "zero_shot", 12, 3)
     avg = [fmean(score_answer(PROMPTS[r["prompt_id"]], a, CRITIC)["conformity"] for a in sent[PROMPTS[r["prompt_id"]].user]) for r in selection.rows]
     assert row["conformity_avg"]["mean"] == pytest.approx(fmean(avg))

@@ -9,6 +9,7 @@ compute those figures for any critic and any corpus in the chinese-poetry layout
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
@@ -444,10 +445,8 @@ def truncations(critic: Critic, poems: Sequence[tuple[str, str, dict[str, Any]]]
         if len(variant.stanzas) >= 2:  # the 上阕 as the variant the whole poem fits counts it
             from poetone.songci import split_stanzas
 
-            try:
+            with contextlib.suppress(ValueError):  # fewer clause marks than the first stanza has lines
                 cuts["first_stanza"] = split_stanzas(text, critic, name, whole.variant)[0]
-            except ValueError:
-                pass  # fewer clause marks than the first stanza has lines
         for kind, cut in cuts.items():
             out.append({"kind": kind, "cipai": name, "text": cut, "score": critic.score(name, cut).conformity, "whole": whole.conformity})
     return out
