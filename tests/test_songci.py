@@ -121,3 +121,56 @@ def test_an_answer_is_read_once(monkeypatch: pytest.MonkeyPatch, strategy: str) 
     prompt = {"strategy": strategy, "cipai": "浣溪沙", "upper": "一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？", "original_lower": ""}
     out = score_answer(prompt, answer, critic)
     assert out["valid"] and len(calls) == 1
+
+
+SHILIUZILING = {
+    "name": "十六字令",
+    "aliases": ["苍梧谣", "归字谣"],
+    "source": "test: 钦定词谱 卷一 (蔡伸词)",
+    "variants": [
+        {
+            "id": "正体",
+            "label": "单调十六字，四句三平韵",
+            "source": "钦定词谱 卷一 蔡伸词",
+            "example": {"poet": "蔡伸", "first_line": "天"},
+            "stanzas": [["平 韵A", "中仄平平中仄平 韵A", "平平仄 句", "中仄仄平平 韵A"]],
+        }
+    ],
+}
+
+
+def critic_with_a_tune_beyond_the_corpus(tmp_path) -> Critic:
+    import json
+    from importlib import resources
+
+    folder = tmp_path / "cipai"
+    folder.mkdir()
+    for f in resources.files("poetone").joinpath("cipai").iterdir():
+        if f.name.endswith(".json"):
+            (folder / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "十六字令.json").write_text(json.dumps(SHILIUZILING, ensure_ascii=False), encoding="utf-8")
+    return Critic(metadata=folder)
+
+
+def test_zero_shot_and_instruction_take_a_tune_the_corpus_has_no_poem_of(tmp_path) -> None:
+    from poetone.inspect_tasks.tasks import record_to_sample
+
+    critic = critic_with_a_tune_beyond_the_corpus(tmp_path)
+    out = build_eval_set(["zero_shot", "instruction", "cot"], cipai="十六字令", critic=critic)
+    assert len(out) == 18 and {p.cipai for p in out} == {"十六字令"}
+    assert out[0].id == "zero_shot-十六字令-" + out[0].theme and out[0].reference_id == ""
+    instruction = next(p for p in out if p.strategy == "instruction")
+    assert "共4句，16字" in instruction.user and "第2句：7字" in instruction.user
+    assert record_to_sample(out[0].as_record()).target == ""
+    mixed = build_eval_set(["zero_shot"], cipai=["十六字令", "浣溪沙"], critic=critic)
+    assert len(mixed) == 12
+    # the answer is scored against the tune
+    answer = "天。休使圆蟾照客眠。人何在，桂影自婵娟。"
+    assert score_answer(out[0], answer, critic)["conformity"] > 0.9
+
+
+@pytest.mark.parametrize("strategy", ["one_shot", "completion"])
+def test_a_strategy_that_needs_a_corpus_poem_names_the_reason(tmp_path, strategy: str) -> None:
+    critic = critic_with_a_tune_beyond_the_corpus(tmp_path)
+    with pytest.raises(ValueError, match=f"strategy '{strategy}' needs a corpus poem of 十六字令.*zero_shot"):
+        build_eval_set([strategy], cipai="十六字令", critic=critic)

@@ -101,8 +101,18 @@ def build_eval_set(
     for strategy in strategies:
         if strategy not in prompts.STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}; expected one of {prompts.STRATEGIES}")
-        for name in corpus.CIPAI:
+        # the corpus's 20 cipai, then any other tune asked for by name (zero-shot prompts need no corpus poem)
+        beyond = sorted(wanted_cipai - set(corpus.CIPAI)) if wanted_cipai is not None else []
+        for name in (*corpus.CIPAI, *beyond):
             if wanted_cipai is not None and name not in wanted_cipai:
+                continue
+            if name not in corpus.SLUGS:
+                if strategy not in STRATEGIES_WITHOUT_A_POEM:
+                    raise ValueError(
+                        f"strategy {strategy!r} needs a corpus poem of {name}, and the corpus has poems of its 20 "
+                        f"cipai only ({', '.join(corpus.CIPAI[:3])}, …): use one of {STRATEGIES_WITHOUT_A_POEM} for {name}"
+                    )
+                out.extend(_prompt_without_poem(strategy, name, th, digest, critic) for th in themes if wanted_theme is None or th in wanted_theme)
                 continue
             for ti, th in enumerate(themes):
                 if wanted_theme is not None and th not in wanted_theme:
@@ -137,6 +147,33 @@ def build_eval_set(
                     )
                 )
     return out
+
+
+#: Strategies whose prompt names the tune and the theme only, so any cipai of the resource can be asked.
+STRATEGIES_WITHOUT_A_POEM = ("zero_shot", "instruction", "cot")
+
+
+def _prompt_without_poem(strategy: str, name: str, theme: str, digest: str, critic: Critic) -> SongciPrompt:
+    """A prompt for a cipai the corpus has no poem of (``reference_id`` empty): its id is
+    ``{strategy}-{cipai}-{theme}``; the instruction prompt states its 正体's rules."""
+    from poetone import corpus
+
+    fields = {"cipai": name, "theme_label": corpus.THEMES[theme]}
+    if strategy == "instruction":
+        fields["rules"] = render_rules(critic.registry[name].variants[0])
+    user = prompts.user_message(strategy, **fields)
+    return SongciPrompt(
+        id=f"{strategy}-{name}-{theme}",
+        strategy=strategy,
+        cipai=name,
+        theme=theme,
+        theme_label=corpus.THEMES[theme],
+        system=prompts.SYSTEM,
+        user=user,
+        plain=prompts.plain_prompt(prompts.SYSTEM, user),
+        reference_id="",
+        prompt_hash=digest,
+    )
 
 
 def _as_set(cipai: str | Iterable[str] | None, critic: Critic) -> set[str] | None:

@@ -32,8 +32,12 @@ def record_to_sample(record: dict[str, Any]) -> Sample:
     The target is the poet's own text (the withheld 下阕 for completion): shown beside the answer
     in the log, never used for scoring, which is against the form alone.
     """
-    slot = record["id"].split("-", 1)[1]
-    target = record["original_lower"] if record["strategy"] == "completion" else corpus.records_by_id()[slot]["text"]
+    if record["strategy"] == "completion":
+        target = record["original_lower"]
+    elif record.get("reference_id"):
+        target = corpus.records_by_id()[record["id"].split("-", 1)[1]]["text"]
+    else:
+        target = ""  # a tune the corpus has no poem of
     return Sample(
         id=record["id"],
         input=[ChatMessageSystem(content=record["system"]), ChatMessageUser(content=record["user"])],
