@@ -60,8 +60,8 @@ class Generation:
 TEMPERATURE, TOP_P = 0.7, 0.9
 
 GENERATION: Mapping[str, Generation] = MappingProxyType(
-    {s: Generation(TEMPERATURE, TOP_P, 2048 if s == "cot" else 1024) for s in STRATEGIES}
-)
+    {s: Generation(TEMPERATURE, TOP_P, 2048 if s == "cot" else 1024) for s in (*STRATEGIES, "longtail")}
+)  # the long-tail track (poetone.longtail) asks zero-shot prompts, with zero-shot's settings
 
 #: A plain prompt for base (completion-style) models: the instruction, then a cue to begin.
 BASE_SUFFIX = "\n\n词：\n"

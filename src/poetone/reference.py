@@ -58,11 +58,24 @@ _CIPAI_IN_PROMPT = re.compile(r"《([^》]+)》")
 _THEME_IN_PROMPT = re.compile(r"「([^」]+)」")
 
 
+def _tune_example(name: str) -> str:
+    """The 词谱's example poem of a tune beyond the corpus (the long-tail track's), or ``""``."""
+    from poetone import longtail
+    from poetone.metadata import UnknownCipaiError
+
+    try:
+        canonical = _critic().registry.resolve(name)
+    except UnknownCipaiError:
+        return ""
+    return longtail.reference_answers().get(canonical, "")
+
+
 def answer_for_message(user_message: str) -> str:
     """The reference answer to a user message of the eval set.
 
     Prompts are matched exactly; a reworded prompt that still names a corpus cipai (《…》) and
-    theme label (「…」) gets that slot's poem. Anything else is not a Songci prompt: ValueError.
+    theme label (「…」) gets that slot's poem, and a prompt naming a tune of the long-tail track
+    (poetone.longtail) the 词谱's example poem of its 正体. Anything else: ValueError.
     """
     prompt = _prompts_by_user_message().get(user_message.strip()) or _prompts_by_user_message().get(user_message)
     if prompt is not None:
@@ -76,6 +89,9 @@ def answer_for_message(user_message: str) -> str:
             name = None
         if name is not None:
             return corpus.records_by_id()[f"{corpus.SLUGS[name]}-{labels[theme_m.group(1)]}"]["text"]
+    example = _tune_example(cipai_m.group(1)) if cipai_m else ""
+    if example:
+        return example
     raise ValueError(
         "poetone/reference answers only the Songci prompts of poetone's eval set (a 《cipai》 and a 「theme」 "
         f"from the corpus); got: {user_message[:60]!r}…"

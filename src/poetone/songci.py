@@ -41,6 +41,8 @@ class SongciPrompt:
     original_lower: str = ""  # completion: the poet's own 下阕, to detect copying
     prompt_version: str = prompts.PROMPT_VERSION
     prompt_hash: str = ""
+    band: str = ""  # the long-tail track: the tune's frequency band in the 全宋词 (poetone.longtail)
+    rank: int = 0  # … and its rank
 
     def as_record(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,8 +1,8 @@
 """The Inspect adapter: tasks, scorers and the reference model provider.
 
 Registered through the ``inspect_ai`` entry point (``poetone._registry``), so after
-``pip install poetone`` the tasks are ``poetone/zero_shot`` … ``poetone/cot``, ``poetone/songci``
-and ``poetone/judge_calibration``, and the model ``poetone/reference``. Everything Songci-specific
+``pip install poetone`` the tasks are ``poetone/zero_shot`` … ``poetone/cot``, ``poetone/songci``,
+``poetone/longtail`` and ``poetone/judge_calibration``, and the model ``poetone/reference``. Everything Songci-specific
 comes from the framework-free core (``poetone.songci``, ``poetone.judge``); this package only
 translates it into Inspect's shapes.
 """
@@ -10,7 +10,7 @@ translates it into Inspect's shapes.
 from poetone.inspect_tasks.calibration import judge_calibration
 from poetone.inspect_tasks.judge import songci_judge
 from poetone.inspect_tasks.scorers import conformity
-from poetone.inspect_tasks.tasks import completion, cot, instruction, one_shot, songci, zero_shot
+from poetone.inspect_tasks.tasks import completion, cot, instruction, longtail, one_shot, songci, zero_shot
 
 __all__ = [
     "completion",
@@ -18,6 +18,7 @@ __all__ = [
     "cot",
     "instruction",
     "judge_calibration",
+    "longtail",
     "one_shot",
     "songci",
     "songci_judge",

@@ -53,6 +53,25 @@ def conformity(profile: str = "default", copied: bool = True) -> Scorer:
     return score
 
 
+def longtail_metrics() -> dict[str, list[Metric]]:
+    metrics: dict[str, list[Metric]] = {k: [mean(), stderr()] for k in COMPONENTS}
+    metrics["conformity"].append(grouped(mean(), "band", all=False, name_template="band_{group_name}"))
+    metrics["invalid"] = [mean(), total()]
+    return metrics
+
+
+@scorer(metrics=longtail_metrics())
+def longtail_conformity(profile: str = "default") -> Scorer:
+    """The conformity score of the long-tail track, with its mean per frequency band
+    (``band_1-20`` … ``band_201-400``): where a model's knowledge of the forms ends."""
+    critic = Critic(profile)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return score_state(state, critic, copied=False)
+
+    return score
+
+
 def score_state(state: TaskState, critic: Critic, copied: bool = True) -> Score:
     """Synchronous core of the scorer, so its cost can be measured without an event loop."""
     meta = state.metadata

@@ -18,11 +18,12 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import Scorer
 
 from poetone import corpus, prompts
+from poetone import longtail as longtail_track
 from poetone.critic import Critic
 from poetone.inspect_tasks.generation import generate_per_strategy
 from poetone.inspect_tasks.judge import require_graders, songci_judge
 from poetone.inspect_tasks.revise import critic_revise
-from poetone.inspect_tasks.scorers import conformity
+from poetone.inspect_tasks.scorers import conformity, longtail_conformity
 from poetone.songci import build_eval_set
 
 
@@ -81,25 +82,31 @@ def songci_task(
     top_p: float,
     max_tokens: int | None,
     revise: int,
+    dataset: MemoryDataset | None = None,
 ) -> Task:
-    """The Songci task over ``strategies``: what every ``@task`` below builds.
+    """The Songci task over ``strategies``: what every ``@task`` below builds (``dataset``: the
+    long-tail track's, whose strategy is ``longtail``).
 
     Generation follows ``prompts.GENERATION`` per strategy, as the lm-eval tasks do: a mixed run
     gives each sample its own strategy's budget (``generate_per_strategy``) unless ``max_tokens``
     is set, which then applies to all.
     """
     for s in strategies:
-        if s not in prompts.STRATEGIES:
+        if s not in prompts.STRATEGIES and not (dataset is not None and s == longtail_track.STRATEGY):
             raise ValueError(f"unknown strategy {s!r}; expected some of {', '.join(prompts.STRATEGIES)}")
     budgets = {s: prompts.GENERATION[s].max_tokens for s in strategies}
     if max_tokens is None and len(set(budgets.values())) == 1:
         max_tokens = budgets[strategies[0]]
     per_sample = budgets if max_tokens is None else None
-    scorers: list[Scorer] = [conformity(profile=profile, copied="completion" in strategies)]
+    scorers: list[Scorer] = [
+        longtail_conformity(profile=profile)
+        if strategies == [longtail_track.STRATEGY]
+        else conformity(profile=profile, copied="completion" in strategies)
+    ]
     if judge:
         scorers.append(songci_judge(graders=graders))
     return Task(
-        dataset=songci_dataset(strategies, cipai, theme),
+        dataset=dataset if dataset is not None else songci_dataset(strategies, cipai, theme),
         setup=require_graders(graders) if judge else None,
         solver=(
             critic_revise(rounds=revise, profile=profile, max_tokens=per_sample)
@@ -221,3 +228,23 @@ def cot(
 ) -> Task:
     """Analyse the form first (kept in the log, not scored), then write the ci."""
     return songci_task(["cot"], cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
+
+
+@task
+def longtail(
+    band: str | list[str] | None = None,
+    profile: str = "default",
+    judge: bool = False,
+    graders: str | list[str] | None = None,
+    temperature: float = prompts.TEMPERATURE,
+    top_p: float = prompts.TOP_P,
+    max_tokens: int | None = None,
+    revise: int = 0,
+) -> Task:
+    """The long-tail track: a zero-shot ci for each of 380 tunes beyond the benchmark's 20, ranked
+    1–400 in the 全宋词, with the mean per frequency band (``-T band=201-400`` narrows it)."""
+    records = [p.as_record() for p in longtail_track.build_longtail_set(parse_names(band), Critic())]
+    dataset = MemoryDataset([record_to_sample(r) for r in records], name="songci_longtail", location="poetone")
+    return songci_task(
+        [longtail_track.STRATEGY], None, None, profile, judge, graders, temperature, top_p, max_tokens, revise, dataset
+    )
