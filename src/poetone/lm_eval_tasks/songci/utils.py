@@ -39,6 +39,7 @@ generation_one_shot = generation_kwargs("one_shot")
 generation_completion = generation_kwargs("completion")
 generation_instruction = generation_kwargs("instruction")
 generation_cot = generation_kwargs("cot")
+generation_longtail = generation_kwargs("longtail")
 
 
 @cache
@@ -64,6 +65,19 @@ def load_songci(
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 
+def load_longtail(profile: str = "default", band: Any = None, **_: Any) -> datasets.DatasetDict:
+    """The long-tail track (poetone.longtail) as a ``test`` split: 380 tunes beyond the 20."""
+    from poetone import longtail
+
+    rows = [{**p.as_record(), "profile": profile} for p in longtail.build_longtail_set(_names(band), _critic(profile))]
+    return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
+
+
+def band_metric(band: str) -> str:
+    """The long-tail track's metric of one frequency band: ``conformity_21_50`` for ``21-50``."""
+    return "conformity_" + band.replace("-", "_")
+
+
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
     """Score the generation. The extracted poem, the variant and the critic's diagnostics are added
     to ``doc`` under ``poetone`` so that ``--log_samples`` keeps them with the sample."""
@@ -72,4 +86,6 @@ def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, float]
     metrics = {k: float(scored[k]) for k in METRICS}
     if doc["strategy"] == "completion":
         metrics["copy_rate"] = float(scored["copied"])
+    if doc.get("band"):  # the long-tail track: each sample also counts in its band's mean
+        metrics[band_metric(doc["band"])] = metrics["conformity"]
     return metrics
