@@ -142,12 +142,12 @@ def lines_of(*parts: str) -> list[str]:
 
 def test_distinct_characters_boundary() -> None:
     assert degeneracy.degenerate_reason(["春风春风"]).startswith("degenerate: 2 distinct")
-    assert degeneracy.degenerate_reason(["春风雨春风雨"]) == ""  # 3 distinct, share 0.5
+    assert degeneracy.degenerate_reason(["春风雨", "雨风春"]) == ""  # 3 distinct, share 0.5, no run of three twice
 
 
 def test_distinct_share_boundary() -> None:
     # 10 characters: 4 distinct is the threshold exactly (kept), 3 would be below 3 distinct... use 20
-    at = ["春夏秋冬春", "夏秋冬春夏"]  # 4 distinct of 10 = 0.40: not below
+    at = ["春夏秋冬冬", "秋夏春春夏"]  # 4 distinct of 10 = 0.40: not below
     assert degeneracy.degenerate_reason(at) == ""
     below = ["春夏秋冬春夏", "秋冬春夏秋冬"]  # 4 of 12 = 0.33
     assert "distinct characters in 12" in degeneracy.degenerate_reason(below)
@@ -179,6 +179,39 @@ def test_repeated_line_boundary() -> None:
     assert degeneracy.degenerate_reason(six_of_eight) == ""
     stanza_twice = ["明月几时有", "把酒问青天", "不知天上阙", "今夕是何年"] * 2
     assert "8 of 8 lines repeat" in degeneracy.degenerate_reason(stanza_twice)
+
+
+def test_repeated_trigram_boundary() -> None:
+    # 晴也行 and 雨也行 each twice: 12 of 20 characters in a repeated run (0.6), kept
+    kept = ["晴也行", "雨也行", "雨也行", "时不似", "晴也行", "晴天晴终快", "人名也成利"]
+    assert degeneracy.measure(kept).repeated_trigram_chars == 12 and degeneracy.degenerate_reason(kept) == ""
+    loop = ["风不生何如更人", "花相一月长春烟", "有无云是风不生", "何如更人花相一", "月长春烟有无云", "是风不生何如更"]
+    assert "42 of 42 characters repeat a run of three" in degeneracy.degenerate_reason(loop)
+
+
+def test_a_stanza_written_again_with_a_word_changed_is_invalid(critic: Critic) -> None:
+    stanza = "一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？"
+    r = critic.score("浣溪沙", stanza + "\n" + stanza.replace("一曲", "二曲"))
+    assert not r.valid and "run of three" in r.reason
+
+
+def test_a_loop_just_past_the_distinct_share_is_invalid(critic: Critic) -> None:
+    """A review's attack: a 17-character cycle, each character placed to fit its tones (1.000 before)."""
+    text = "风不生何如更人。花相一月长春烟。有无云是风不生。\n何如更人花相一，月长春烟有无云。是风不生何如更。"
+    r = critic.score("浣溪沙", text)
+    assert not r.valid and r.reason.startswith("degenerate:")
+
+
+def test_completion_that_writes_the_given_upper_again_is_a_copy(critic: Critic) -> None:
+    records = load_records()
+    scores = []
+    for r in records:
+        upper, lower = split_stanzas(r["text"], critic, r["cipai"], r.get("variant"))
+        prompt = {"strategy": "completion", "cipai": r["cipai"], "upper": upper, "original_lower": lower}
+        out = score_answer(prompt, upper + "\n" + upper, critic, diagnostics=False)
+        scores.append(out["conformity"])
+        assert out["copied"] == 1.0
+    assert max(scores) == 0.0
 
 
 def test_same_end_boundary() -> None:

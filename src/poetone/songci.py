@@ -214,7 +214,8 @@ def read_answer(prompt: dict[str, Any], answer: str) -> tuple[Extraction, float]
     """The one reading of a model's answer: the poem the critic scores and the judge reads.
 
     For completion the given 上阕 is stripped where the answer repeats it, leaving the model's
-    下阕, and the second value is the share of the poet's own 下阕 it reuses (0.0 otherwise).
+    下阕, and the second value is the share of the poet's own 下阕, or of the given 上阕, that it
+    reuses (the larger; 0.0 for other strategies).
     """
     extraction = extract_poem(answer or "", prompt["cipai"])
     if prompt["strategy"] != "completion" or not extraction.valid:
@@ -222,7 +223,9 @@ def read_answer(prompt: dict[str, Any], answer: str) -> tuple[Extraction, float]
     lower = strip_given_upper(extraction.poem, prompt.get("upper", ""))
     if not _verse_chars(lower):
         return Extraction("", False, "the answer repeats the given 上阕 and writes no 下阕"), 0.0
-    return replace(extraction, poem=lower), copy_overlap(lower, prompt.get("original_lower", ""))
+    # a copy of the poet's own 下阕, or of the given 上阕 written again as the 下阕, is no new 下阕
+    overlap = max(copy_overlap(lower, prompt.get("original_lower", "")), copy_overlap(lower, prompt.get("upper", "")))
+    return replace(extraction, poem=lower), overlap
 
 
 def score_answer(
