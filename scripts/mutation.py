@@ -148,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
         names = sorted(random.Random(args.seed).sample(every, min(args.sample, len(every))))
         print(f"sampled {len(names)} of {len(every)} mutants (seed {args.seed})")
     done = _mutmut(workdir, "run", "--max-children", str(args.max_children), *names, check=False)
+    if "could not find any test case for any mutant" in done.stdout:
+        # mutmut 3.8's first run in a fresh folder can miss the tests' calls; the second finds them
+        done = _mutmut(workdir, "run", "--max-children", str(args.max_children), *names, check=False)
     elapsed = time.monotonic() - start
     if done.returncode != 0:
         print(f"mutmut run exited with {done.returncode}; its last output:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -167,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     survivors = sorted(k for k, v in status.items() if v not in ("killed", "timeout"))
     for name in survivors:
         print(f"\n--- {status[name]}: {name}")
-        if not args.no_diffs:
+        if not args.no_diffs and status[name] in ("survived", "no tests"):
             print(_mutmut(workdir, "show", name, check=False).stdout.rstrip())
     return 0
 
