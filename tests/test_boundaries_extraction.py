@@ -68,8 +68,10 @@ def test_json_depth_limit_on_both_sides() -> None:
     assert _texts_of([["春风"]], _JSON_DEPTH - 1) == [""]  # depth is carried into lists of lines too
     assert _texts_of([["春风"]], _JSON_DEPTH - 2) == ["春风"]
     assert _texts_of([{"poem": "春风"}], _JSON_DEPTH - 1) == []
-    assert _texts_of({"poem": {"poem": "春风"}}, _JSON_DEPTH - 2) == []
-    assert _texts_of({"x": {"x": "春风"}}, _JSON_DEPTH - 2) == []
+    assert _texts_of({"poem": {"poem": "春风"}}, _JSON_DEPTH - 1) == []
+    assert _texts_of({"poem": {"poem": "春风"}}, _JSON_DEPTH - 2) == ["春风"]
+    assert _texts_of({"x": {"x": "春风"}}, _JSON_DEPTH - 1) == []
+    assert _texts_of({"x": {"x": "春风"}}, _JSON_DEPTH - 2) == ["春风"]
     assert _texts_of({"poem": "春风"}, _JSON_DEPTH - 1) == ["春风"]
 
 
