@@ -181,3 +181,9 @@ def test_degenerate_reason_reads_the_lines_joined() -> None:
     # the screen must see the text as it is: 3 distinct characters over 9 fails it, and the rule names them
     assert degenerate_reason(["春风又", "春风又", "春风又"]).startswith("degenerate:")
     assert degenerate_reason(["明月几时有", "把酒问青天"]) == ""
+
+
+def test_two_identical_lines_are_already_one_repeated_clause() -> None:
+    # the tally starts at two lines (count >= 2): both lines are the clause 春风又绿
+    got = measure(["春风又绿", "春风又绿"])
+    assert (got.same_line, got.same_clause, got.repeated_lines) == (2, "春风又绿", 2)
