@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -228,14 +227,15 @@ def test_error_names_bad_and_valid_values() -> None:
     assert "'bogus'" in str(err.value) and "classical" in str(err.value)
 
 
-def test_import_is_lazy_and_load_is_fast() -> None:
-    """Fresh interpreter: import loads no table; first tone_table() < 0.3 s."""
+def test_import_is_lazy() -> None:
+    """Fresh interpreter: import loads no table, and loading one imports no build dependency
+    (its speed is measured by benchmarks/load_and_reference_time.py, not asserted here)."""
     code = (
-        "import sys, time\n"
+        "import sys\n"
         "import poetone.prosody as P\n"
         "assert P._tables.tones.cache_info().currsize == 0\n"
         "assert not {'tshet_uinh', 'pypinyin', 'opencc'} & set(sys.modules)\n"
-        "t = time.perf_counter(); P.tone_table('classical'); print(time.perf_counter() - t)\n"
+        "assert P.tone_table('classical')\n"
         "assert not {'tshet_uinh', 'pypinyin', 'opencc'} & set(sys.modules)\n"
     )
     env_path = str(ROOT / "src")
@@ -244,7 +244,7 @@ def test_import_is_lazy_and_load_is_fast() -> None:
         capture_output=True, text=True, check=True,
         env={"PYTHONPATH": env_path, "PATH": ""},
     )  # fmt: skip
-    assert float(out.stdout) < 0.3
+    assert out.returncode == 0
 
 
 # --- shipped tables are fresh ----------------------------------------------------
@@ -255,9 +255,7 @@ def test_shipped_tables_match_build_script() -> None:
     assert spec and spec.loader
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
-    start = time.perf_counter()
     tables = build.build_tables()
-    assert time.perf_counter() - start < 120
     assert sorted(tables) == sorted(p.name for p in DATA_DIR.glob("*.tsv"))
     for name, text in tables.items():
         assert (DATA_DIR / name).read_text(encoding="utf-8") == text, f"{name} is stale"

@@ -1,0 +1,85 @@
+"""Extraction at its thresholds, on both sides, and the JSON reading order written out.
+
+``_MIN_HAN = 4``: four characters are a poem, three are not. ``_MAX_CLAUSE = 12``: a clause of
+twelve characters is verse, thirteen is prose. ``_JSON_DEPTH = 8``: a poem nested seven levels
+deep is found, nine levels deep is not. In a JSON object the poem keys come first, then the other
+strings longest first.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from poetone.extraction import _JSON_DEPTH, _MAX_CLAUSE, _MIN_HAN, _texts_of, extract_poem
+
+
+def test_the_constants_are_the_ones_documented_here() -> None:
+    assert (_MIN_HAN, _MAX_CLAUSE, _JSON_DEPTH) == (4, 12, 8)
+
+
+def test_four_characters_are_a_poem_three_are_not() -> None:
+    assert extract_poem("春风又绿。").poem == "春风又绿。"
+    got = extract_poem("春风又。")
+    assert (got.poem, got.valid, got.reason) == ("", False, "too short to be a poem (3 characters)")
+
+
+def test_a_twelve_character_clause_is_verse_thirteen_is_not() -> None:
+    twelve = "春风又绿江南岸明月何时照。"
+    assert len(twelve) - 1 == 12 and extract_poem(twelve).poem == twelve
+    thirteen = "春风又绿江南岸明月何时照我。"
+    assert not extract_poem(thirteen).valid
+
+
+def test_a_list_of_lines_is_one_text() -> None:
+    assert _texts_of(["春风又绿江南岸", "明月何时照我还"]) == ["春风又绿江南岸\n明月何时照我还"]
+    # a nested list of lines inside a list of lines: its lines joined, as one line of the outer text
+    assert _texts_of(["春风", ["又绿", "江南"]]) == ["春风\n又绿\n江南"]
+    assert _texts_of(["春风", []]) == ["春风\n"]
+
+
+def test_a_list_of_objects_gives_their_texts_in_order() -> None:
+    assert _texts_of([{"poem": "甲"}, {"poem": "乙"}]) == ["甲", "乙"]
+
+
+def test_poem_keys_first_then_other_strings_longest_first() -> None:
+    value = {"note": "短注", "title": "长长的标题文字", "Poem ": "春风又绿江南岸", "x": 3}
+    # "Poem " is a poem key once stripped and lower-cased
+    assert _texts_of(value) == ["春风又绿江南岸", "长长的标题文字", "短注"]
+    assert _texts_of({"a": "一", "b": "一二三", "c": "一二"}) == ["一二三", "一二", "一"]
+
+
+def test_poem_keys_in_their_declared_order() -> None:
+    assert _texts_of({"text": "乙", "poem": "甲"}) == ["甲", "乙"]
+
+
+def _nested(levels: int) -> object:
+    value: object = "春风又绿江南岸。明月何时照我还。"
+    for _ in range(levels):
+        value = {"data": value}
+    return value
+
+
+def test_json_depth_limit_on_both_sides() -> None:
+    # _texts_of(value, 0) reads dicts at depths 0..7; the string itself sits one level deeper
+    assert _texts_of(_nested(_JSON_DEPTH)) == ["春风又绿江南岸。明月何时照我还。"]
+    assert _texts_of(_nested(_JSON_DEPTH + 1)) == []
+    assert _texts_of([["春风"]], _JSON_DEPTH - 1) == [""]  # depth is carried into lists of lines too
+    assert _texts_of([["春风"]], _JSON_DEPTH - 2) == ["春风"]
+    assert _texts_of([{"poem": "春风"}], _JSON_DEPTH - 1) == []
+    assert _texts_of({"poem": {"poem": "春风"}}, _JSON_DEPTH - 1) == []
+    assert _texts_of({"poem": {"poem": "春风"}}, _JSON_DEPTH - 2) == ["春风"]
+    assert _texts_of({"x": {"x": "春风"}}, _JSON_DEPTH - 1) == []
+    assert _texts_of({"x": {"x": "春风"}}, _JSON_DEPTH - 2) == ["春风"]
+    assert _texts_of({"poem": "春风"}, _JSON_DEPTH - 1) == ["春风"]
+
+
+def test_json_answer_nested_within_the_limit_is_found() -> None:
+    answer = json.dumps(_nested(3), ensure_ascii=False)
+    assert extract_poem(answer).poem == "春风又绿江南岸。明月何时照我还。"
+
+
+@pytest.mark.parametrize("other", [None, 3, 2.5, True])
+def test_non_text_json_values_give_nothing(other: object) -> None:
+    assert _texts_of(other) == []
