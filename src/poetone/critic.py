@@ -81,7 +81,7 @@ class _Plan:
     need: int  # bit 2p (2p+1) set: character p of the joined text must be 平 (仄); right-length lines only
     compared: int  # characters in lines of the right length (Eq. 4's denominator)
     rhymes: tuple[tuple[tuple[int, int], ...], ...]  # per segment: (character offset, which option) per rhyme
-    missing_chars: int = 0  # characters of the form's lines no poem line is read as (count_missing)
+    missing_chars: int = 0  # characters of the form's lines no poem line is read as, and of lines not in the form
     missing_rhymes: int = 0  # rhyme positions of those lines: misses in Eq. 5 (count_missing)
 
 
@@ -124,6 +124,9 @@ def _make_plan(
             if j not in poem_line:
                 missing_chars += tl.length
                 missing_rhymes += tl.rhymed
+        # a line of the poem that is not in the form is unmatched too: padding a poem with junk
+        # lines must not keep its tonal credit whole
+        missing_chars += sum(b - a for (a, b), j in zip(bounds, line_of) if j < 0)
     return _Plan(structure, idx, cv, bounds, line_of, need, compared, rhymes, missing_chars, missing_rhymes)
 
 

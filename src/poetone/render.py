@@ -48,6 +48,8 @@ def explain(critic: Critic, result: CriticResult) -> dict[str, Any]:
     for i, (text, j) in enumerate(zip(lines, line_of)):
         if j < 0:
             rows.append({"index": i + 1, "text": text, "expected": None, "fault": "superfluous line"})
+            if critic.profile.count_missing:  # its characters count as unmatched in Eq. 4
+                rows[-1]["missing_characters"] = len(text)
             continue
         missing_up_to(j)
         next_line = j + 1
