@@ -30,6 +30,12 @@ MEASURES = (
     ("lost rhyme share", lambda m: m.lost_rhymes / m.rhymes if m.rhymes >= 4 else 0.0, degeneracy.MAX_LACUNA_RHYME_SHARE, True),
     ("same line share", lambda m: m.same_line / m.lines if m.lines >= 2 else 0.0, degeneracy.MAX_SAME_LINE_SHARE, True),
     ("repeated line share", lambda m: m.repeated_lines / m.lines if m.lines >= 4 else 0.0, degeneracy.MAX_REPEATED_LINE_SHARE, True),
+    (
+        "repeated trigram share",
+        lambda m: m.repeated_trigram_chars / m.characters,
+        degeneracy.MAX_REPEATED_TRIGRAM_SHARE,
+        True,
+    ),
     ("same end share", lambda m: m.same_end / m.lines if m.lines >= 4 else 0.0, degeneracy.MAX_SAME_END_SHARE, True),
 )
 
