@@ -145,6 +145,7 @@ def test_measure_counts_by_hand() -> None:
         repeated_lines=2,
         same_end=2,
         end="绿",
+        repeated_trigram_chars=8,  # 春风又 and 风又绿 stand twice: the two 春风又绿, 4 + 4 characters
     )
 
 
