@@ -276,7 +276,7 @@ def _inspect_candidate(path: Path, log: Any, sample: Any) -> Candidate:
     system = next((m.text for m in messages if m.role == "system"), "")
     user = next((m.text for m in messages if m.role == "user"), sample.input if isinstance(sample.input, str) else "")
     answer = sample.output.completion if sample.output else ""
-    extra: dict[str, Any] = {"upper": meta.get("upper", ""), "original_lower": meta.get("original_lower", "")}
+    extra: dict[str, Any] = {"upper": meta.get("upper", ""), "original_lower": meta.get("original_lower", ""), "band": meta.get("band", "")}
     judged = (sample.scores or {}).get("songci_judge")
     if judged is not None and isinstance(judged.value, dict):
         extra["judge"] = {k: float(v) for k, v in judged.value.items()}
@@ -449,5 +449,5 @@ def _read_lm_eval(path: Path, skipped: list[str]) -> Iterator[Candidate]:
                 rhyme=scored["rhyme"],
                 prompt_hash=doc.get("prompt_hash", ""),
                 profile=doc.get("profile", "default"),
-                extra={"upper": doc.get("upper", ""), "original_lower": doc.get("original_lower", "")},
+                extra={"upper": doc.get("upper", ""), "original_lower": doc.get("original_lower", ""), "band": doc.get("band", "")},
             )

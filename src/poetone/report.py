@@ -71,6 +71,7 @@ class _Prompt:
     copied: float | None
     judge: dict[str, float | None]
     invalid_judgments: float
+    band: str = ""  # the long-tail track's frequency band (poetone.longtail)
 
 
 def cipai_resource_hash() -> str:
@@ -110,6 +111,7 @@ def _reduce(candidates: list[Candidate]) -> list[_Prompt]:
                 copied=fmean(1.0 if c.copied else 0.0 for c in group) if strategy == "completion" else None,
                 judge={k: (fmean(judged[k]) if judged[k] else None) for k in JUDGE_KEYS},
                 invalid_judgments=invalid_judgments,
+                band=str(group[0].extra.get("band") or ""),
             )
         )
     return out
@@ -175,6 +177,15 @@ def main_tables(items: list[_Prompt], n_boot: int, seed: int, profile: str = "de
         for (model, name), ps in _group(items, lambda p, d=dim: (p.model, getattr(p, d))).items():
             rows.append({"model": model, dim: name, "prompts": len(ps), "conformity": _cell(_ci([p.avg["conformity"] for p in ps], n_boot, seed))})
         tables.append(Table(f"by_{dim}", title + " (all strategies pooled)", ["model", dim, "prompts", "conformity"], rows))
+    banded = [p for p in items if p.band]
+    if banded:
+        from poetone.longtail import BANDS
+
+        rows = []
+        for (model, band), ps in sorted(_group(banded, lambda p: (p.model, p.band)).items(), key=lambda kv: (kv[0][0], BANDS.index(kv[0][1]) if kv[0][1] in BANDS else 99)):
+            rows.append({"model": model, "band": band, "prompts": len(ps), "conformity": _cell(_ci([p.avg["conformity"] for p in ps], n_boot, seed))})
+        tables.append(Table("by_band", "Long-tail track: conformity by frequency band of the 全宋词", ["model", "band", "prompts", "conformity"], rows,
+                            "Bands are ranks of the tunes by their poems in the dev 全宋词 (docs/longtail.md): where a model's knowledge of the forms ends."))
     if judge_rows:
         tables.append(
             Table("judge", "LLM judge: fluency 流畅, coherence 连贯, 意境 (Table 2)", ["model", "strategy", *JUDGE_KEYS, "judged", "invalid_judgments"], judge_rows,
