@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SOURCE = ROOT.parent / "shared" / "reference" / "couyun-cipu" / "cipu_all.json"
 DEFAULT_OUT = ROOT / "src" / "poetone" / "cipai_generated"
 CURATED = ROOT / "src" / "poetone" / "cipai"
+TITLES = Path(__file__).resolve().parent / "cipu_titles.tsv"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _CLAUSE_MARKS = re.compile(r"[，。、？！；：,.?!;:]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\U00020000-\U0003ffff]")
@@ -345,12 +346,30 @@ def build_tune(name: str, entry: dict, report: Report) -> dict | None:
     }
 
 
+def read_titles(path: Path = TITLES) -> dict[str, list[str]]:
+    """The 全宋词 titles of scripts/cipu_titles.tsv, per tune."""
+    out: dict[str, list[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            title, tune, _why = line.split("\t")
+            out.setdefault(tune, []).append(title)
+    return out
+
+
 def assign_aliases(tunes: dict[str, dict], source: dict, curated: dict[str, str], report: Report) -> None:
-    """又名 and traditional spellings, first come first served; curated names are never taken."""
+    """又名, traditional spellings and 全宋词 titles, first come first served; curated names are never taken."""
+    from opencc import OpenCC
+
+    to_trad = OpenCC("s2t").convert
+    titles = read_titles()
+    missing = sorted(set(titles) - set(tunes))
+    report.dropped_aliases += [f"{', '.join(titles[t])}: tune {t} is not generated" for t in missing]
     owner = {n: n for n in tunes} | {k: f"curated {v}" for k, v in curated.items()}
     for name in tunes:
         entry = source[name]
-        wanted = [a for a in (*entry.get("aliases", []), *entry.get("aliases_trad", [])) if a != name]
+        simplified = [*entry.get("aliases", []), *titles.get(name, [])]
+        traditional = [*entry.get("aliases_trad", []), to_trad(name), *(to_trad(a) for a in titles.get(name, []))]
+        wanted = [a for a in (*simplified, *traditional) if a != name]
         kept = []
         for alias in dict.fromkeys(wanted):
             have = owner.setdefault(alias, name)
