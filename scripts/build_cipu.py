@@ -356,8 +356,20 @@ def read_titles(path: Path = TITLES) -> dict[str, list[str]]:
     return out
 
 
-def assign_aliases(tunes: dict[str, dict], source: dict, curated: dict[str, str], report: Report) -> None:
-    """又名, traditional spellings and 全宋词 titles, first come first served; curated names are never taken."""
+#: A tune's 令/慢/近/引 sibling: the 全宋词 often prints it under the bare name (柳永's 浪淘沙慢 as 浪淘沙).
+SIBLING_SUFFIXES = ("近拍", "令", "慢", "近", "引")
+
+
+def assign_aliases(
+    tunes: dict[str, dict], source: dict, curated: dict[str, str], report: Report
+) -> dict[str, list[str]]:
+    """又名, traditional spellings and 全宋词 titles, first come first served; curated names are never taken.
+
+    Returns the 同名异调 titles: title → the tunes printed under it, the one it resolves to first.
+    A title two tunes claim (乌夜啼: a tune of its own and 相见欢's 又名) and a bare name whose
+    令/慢/近/引 siblings exist (浪淘沙: 浪淘沙, 浪淘沙令, 浪淘沙慢) are such titles: the critic scores
+    a poem so titled against each and keeps the tune it follows.
+    """
     from opencc import OpenCC
 
     to_trad = OpenCC("s2t").convert
@@ -365,19 +377,37 @@ def assign_aliases(tunes: dict[str, dict], source: dict, curated: dict[str, str]
     missing = sorted(set(titles) - set(tunes))
     report.dropped_aliases += [f"{', '.join(titles[t])}: tune {t} is not generated" for t in missing]
     owner = {n: n for n in tunes} | {k: f"curated {v}" for k, v in curated.items()}
+    homonyms: dict[str, list[str]] = {}
+
+    def claim(title: str, name: str) -> bool:
+        have = owner.setdefault(title, name)
+        if have == name:
+            return True
+        if have.startswith("curated "):
+            report.dropped_aliases.append(f"{title} (of {name}): already {have}")
+        else:
+            group = homonyms.setdefault(title, [have])
+            if name not in group:
+                group.append(name)
+        return False
+
     for name in tunes:
         entry = source[name]
         simplified = [*entry.get("aliases", []), *titles.get(name, [])]
         traditional = [*entry.get("aliases_trad", []), to_trad(name), *(to_trad(a) for a in titles.get(name, []))]
         wanted = [a for a in (*simplified, *traditional) if a != name]
-        kept = []
-        for alias in dict.fromkeys(wanted):
-            have = owner.setdefault(alias, name)
-            if have == name:
-                kept.append(alias)
-            else:
-                report.dropped_aliases.append(f"{alias} (of {name}): already {have}")
-        tunes[name]["aliases"] = kept
+        tunes[name]["aliases"] = [alias for alias in dict.fromkeys(wanted) if claim(alias, name)]
+    for name in tunes:
+        base = next((name[: -len(x)] for x in SIBLING_SUFFIXES if name.endswith(x) and len(name) > len(x) + 1), None)
+        if base is None or owner.get(base, "").startswith("curated "):
+            continue
+        for title in dict.fromkeys((base, to_trad(base))):
+            if title not in owner:  # the bare name is no tune: it resolves to the first sibling
+                owner[title] = name
+                tunes[name]["aliases"].append(title)
+            elif owner[title] != name:
+                claim(title, name)
+    return {t: g for t, g in homonyms.items() if len(g) > 1}
 
 
 def build(source_path: Path, out: Path, only: Iterable[str] | None = None) -> Report:
@@ -399,8 +429,8 @@ def build(source_path: Path, out: Path, only: Iterable[str] | None = None) -> Re
             report.skipped_tunes.append(f"{name}: no form could be read")
             continue
         tunes[name] = tune
-    assign_aliases(tunes, source, curated, report)
-    write(out, tunes, source_path, report)
+    homonyms = assign_aliases(tunes, source, curated, report)
+    write(out, tunes, source_path, report, homonyms)
     return report
 
 
@@ -408,7 +438,7 @@ def _dump(obj: object) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
 
 
-def write(out: Path, tunes: dict[str, dict], source_path: Path, report: Report) -> None:
+def write(out: Path, tunes: dict[str, dict], source_path: Path, report: Report, homonyms: dict[str, list[str]]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("*.json"):
         old.unlink()
@@ -418,7 +448,9 @@ def write(out: Path, tunes: dict[str, dict], source_path: Path, report: Report) 
         for key in (name, *tune["aliases"]):
             index[key] = name
         summary[name] = {"variants": len(tune["variants"]), "source": tune["source"]}
-    (out / "_index.json").write_text(_dump({"names": index, "order": list(tunes), "tunes": summary}), encoding="utf-8")
+    (out / "_index.json").write_text(
+        _dump({"homonyms": homonyms, "names": index, "order": list(tunes), "tunes": summary}), encoding="utf-8"
+    )
     licence = (source_path.parent / "LICENSE.couyun").read_text(encoding="utf-8")
     (out / "NOTICE").write_text(
         "The files in this folder are derived by scripts/build_cipu.py from the couyun project's\n"
@@ -435,6 +467,7 @@ def write(out: Path, tunes: dict[str, dict], source_path: Path, report: Report) 
     for title, items in (
         ("Tunes not generated", report.skipped_tunes),
         ("Aliases dropped", report.dropped_aliases),
+        ("同名异调 titles (scored against each tune)", [f"{t}: {', '.join(g)}" for t, g in sorted(homonyms.items())]),
         ("Forms left out (marks, tones and example disagree)", report.bad_forms),
         ("Forms kept as one stanza (no evidence for the stanza breaks)", report.one_stanza),
     ):

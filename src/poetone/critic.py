@@ -436,7 +436,12 @@ class Critic:
         if self.profile.literal_poetone:
             return self._score_literal(name, text)
         extraction = extract_poem(text, name) if self.extract else Extraction(text, True)
-        return self._score_extraction(name, extraction, variant, stanza)
+        return self._score_extraction(name, extraction, variant, stanza, self._also_titled(cipai, variant))
+
+    def _also_titled(self, cipai: str, variant: str | None) -> tuple[str, ...]:
+        """The other tunes a 同名异调 title names (浪淘沙: 浪淘沙令, 浪淘沙慢): a poem so titled is
+        scored against each and keeps the tune it follows. None where a variant is asked for."""
+        return () if variant is not None else self.registry.tunes_titled(cipai)[1:]
 
     def _checked(self, cipai: str, variant: str | None, stanza: int | None) -> str:
         """The canonical name, once the variant and stanza asked for are known to exist."""
@@ -465,9 +470,11 @@ class Critic:
             if not extraction.valid:
                 return self._invalid(name, "", extraction.reason)
             return self._score_literal(name, extraction.poem)
-        return self._score_extraction(name, extraction, variant, stanza)
+        return self._score_extraction(name, extraction, variant, stanza, self._also_titled(cipai, variant))
 
-    def _score_extraction(self, name: str, extraction: Extraction, variant: str | None, stanza: int | None) -> CriticResult:
+    def _score_extraction(
+        self, name: str, extraction: Extraction, variant: str | None, stanza: int | None, also: tuple[str, ...] = ()
+    ) -> CriticResult:
         """The one place that decides validity: a poem found, verse in it, and not degenerate."""
         if not extraction.valid:
             return self._invalid(name, "", extraction.reason, stanza)
@@ -475,7 +482,14 @@ class Critic:
         shape = self._split(poem, extraction.clean)
         if shape is None:
             return self._invalid(name, poem, "no verse characters", stanza)
-        return self._best(name, poem, *shape, only=variant, stanza=stanza)
+        result = self._best(name, poem, *shape, only=variant, stanza=stanza)
+        for other in also:
+            if stanza is not None and stanza >= max(len(v.stanzas) for v in self.registry[other].variants):
+                continue
+            found = self._best(other, poem, *shape, stanza=stanza)
+            if found.valid and (not result.valid or found.conformity > result.conformity + 1e-12):
+                result = found
+        return result
 
     def score_many(self, pairs: Iterable[tuple[str, str]]) -> list[CriticResult]:
         return [self.score(cipai, text) for cipai, text in pairs]
@@ -627,7 +641,9 @@ class Critic:
         return hits / total if total else 0.0
 
     def _score_literal(self, name: str, text: str) -> CriticResult:
-        variants = self._literal.get(name, ())
+        variants = self._literal.get(name)
+        if variants is None:  # a generated tune, first used
+            variants = self._literal[name] = tuple(PoetoneVariant.from_variant(v) for v in self.registry[name].variants)
         idx, total, s, t, r = score_poetone_code(text, variants, self.weights)
         from poetone.compat import split_lines
 

@@ -310,6 +310,8 @@ class GeneratedCipai:
         self.names: dict[str, str] = dict(data.get("names", {}))
         self.order: tuple[str, ...] = tuple(data.get("order", sorted(set(self.names.values()))))
         self.tunes: dict[str, dict[str, Any]] = dict(data.get("tunes", {}))
+        #: 同名异调 titles: title -> the tunes the 全宋词 prints under it, the one it resolves to first
+        self.homonyms: dict[str, list[str]] = dict(data.get("homonyms", {}))
 
     def load(self, name: str) -> Cipai:
         where = f"{GENERATED_FOLDER}/{name}.json"
@@ -391,6 +393,7 @@ class CipaiRegistry(Mapping[str, Cipai]):
         self._generated = generated
         self._loaded: dict[str, Cipai] = {}
         self._generated_names: tuple[str, ...] = ()
+        self._title_tunes: dict[str, tuple[str, ...]] = {}
         if generated is not None:
             names = [n for n in generated.order if n not in self._by_name]
             self._generated_names = tuple(names)
@@ -398,6 +401,11 @@ class CipaiRegistry(Mapping[str, Cipai]):
             for key, name in generated.names.items():
                 if name in known:
                     self._lookup.setdefault(_normalise_name(key), name)  # a curated key is never taken
+            for title, tunes in generated.homonyms.items():
+                key = _normalise_name(title)
+                if key in self._lookup and self._lookup[key] not in self._by_name:
+                    first = self._lookup[key]
+                    self._title_tunes[key] = (first, *(t for t in tunes if t in known and t != first))
         self._name_lengths = sorted({len(k) for k in self._lookup})
 
     def __getitem__(self, name: str) -> Cipai:
@@ -424,6 +432,23 @@ class CipaiRegistry(Mapping[str, Cipai]):
     def all_names(self) -> tuple[str, ...]:
         """Every cipai known: the curated ones first, then the generated tunes in 词谱 order."""
         return (*self._by_name, *self._generated_names)
+
+    def tunes_titled(self, name: str) -> tuple[str, ...]:
+        """The tunes a title may name (同名异调: 浪淘沙 is printed for 浪淘沙, 浪淘沙令 and 浪淘沙慢),
+        the one it resolves to first; one name for most titles."""
+        canonical = self.resolve(name)
+        if not self._title_tunes:
+            return (canonical,)
+        key = _normalise_name(name)
+        found = self._title_tunes.get(key)
+        if found is None:  # a 词牌·题 title: the tune before its separator
+            for n in self._name_lengths:
+                if n >= len(key):
+                    break
+                if key[n] in _TITLE_SEPARATORS and self._lookup.get(key[:n]) == canonical:
+                    found = self._title_tunes.get(key[:n])
+                    break
+        return found or (canonical,)
 
     def is_curated(self, name: str) -> bool:
         """Whether ``name`` resolves to a hand-curated cipai (not a generated one)."""
