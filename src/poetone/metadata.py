@@ -495,7 +495,9 @@ class CipaiRegistry(Mapping[str, Cipai]):
             if found is not None:
                 return found
         close = difflib.get_close_matches(key, list(self._lookup), n=6, cutoff=0.3)
-        return tuple(dict.fromkeys(self._lookup[k] for k in close))[:3]
+        names = list(dict.fromkeys(self._lookup[k] for k in close))
+        names.sort(key=lambda n: n not in self._by_name)  # the curated (most used) tunes first
+        return tuple(names[:3])
 
 
 @cache
