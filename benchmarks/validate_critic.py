@@ -60,7 +60,8 @@ def unseen_shapes_speed(profile: str, n: int = 2000, seed: int = 0) -> float:
     chars = "春花秋月何时了往事知多少小楼昨夜又东风故国不堪回首明中大江去浪淘尽千古流人物"
     names = sorted(Critic().registry)
     texts = [
-        "，".join("".join(rng.choice(chars) for _ in range(rng.randint(2, 9))) for _ in range(rng.randint(4, 24))) + "。"
+        "，".join("".join(rng.choice(chars) for _ in range(rng.randint(2, 9))) for _ in range(rng.randint(4, 24)))
+        + "。"
         for _ in range(n)
     ]
     critic = Critic(profile=profile)
@@ -94,8 +95,6 @@ WHY_BELOW = {
     "惜奴娇": "most are 全真 Daoist songs (侯善渊 …) of free line counts printed under the title",
     "菊花新": "the dev poems are Daoist songs of 70-100 characters; the 词谱's 菊花新 has 52",
     "雨中花令": "雨中花 is printed for 雨中花令, 雨中花慢 and forms of neither; one text has an omission marked ……",
-    "法驾导引": "导引 songs of Daoist ritual: three-line stanzas repeated any number of times",
-    "导引": "ritual 导引 (大晟乐章) of varying stanza counts",
 }
 LOW = 0.93
 
@@ -166,11 +165,15 @@ def all_cipai(critic: Critic, corpus: list, doc: Path, json_out: str | None) -> 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--profile", default="default")
-    ap.add_argument("--official", action="store_true", help="also run the poetone-code profile with the official metadata")
+    ap.add_argument(
+        "--official", action="store_true", help="also run the poetone-code profile with the official metadata"
+    )
     ap.add_argument("--json", help="write all figures as JSON here")
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--all-cipai", action="store_true", help="figures over every known cipai, written to --doc")
-    ap.add_argument("--doc", type=Path, default=Path(__file__).resolve().parents[1] / "docs" / "validation-all-cipai.md")
+    ap.add_argument(
+        "--doc", type=Path, default=Path(__file__).resolve().parents[1] / "docs" / "validation-all-cipai.md"
+    )
     args = ap.parse_args()
     if not CORPUS.exists():
         sys.exit(f"needs {CORPUS} (../shared beside the project)")
@@ -181,7 +184,9 @@ def main() -> None:
     cases = load_cases(CASES)
     runs = {args.profile: Critic(profile=args.profile)}
     if args.official:
-        runs["poetone-code (official metadata)"] = Critic(profile="poetone-code", metadata=OFFICIAL_META, metadata_format="poetone")
+        runs["poetone-code (official metadata)"] = Critic(
+            profile="poetone-code", metadata=OFFICIAL_META, metadata_format="poetone"
+        )
     figures = {}
     for label, critic in runs.items():
         poems = corpus_poems(runs[args.profile], corpus)
@@ -201,18 +206,25 @@ def main() -> None:
         print("drift: " + ", ".join(f"{k} {v:.4f}" for k, v in ref["mean_abs_drift"].items()))
         print(f"speed: {figures[label]['poems_per_second']:.0f} poems/s", end="")
         if "unseen_shapes_per_second" in figures[label]:
-            print(f"; poems of shapes never seen before: {figures[label]['unseen_shapes_per_second']:.0f} poems/s", end="")
+            print(
+                f"; poems of shapes never seen before: {figures[label]['unseen_shapes_per_second']:.0f} poems/s", end=""
+            )
         print()
         print("per cipai (authentic n, mean, share>=0.9):")
         for k, v in auth["per_cipai"].items():
             lw = ref["lowered_per_cipai"].get(k, {})
-            print(f"  {k}\t{v['n']}\t{v['mean']:.4f}\t{v['share_at_threshold']:.3f}\t" + " ".join(f"{p}={lw.get(p, float('nan')):.2f}" for p in lw))
+            print(
+                f"  {k}\t{v['n']}\t{v['mean']:.4f}\t{v['share_at_threshold']:.3f}\t"
+                + " ".join(f"{p}={lw.get(p, float('nan')):.2f}" for p in lw)
+            )
     coverage = coverage_report(runs[args.profile], corpus_poems(runs[args.profile], corpus))
     figures["coverage"] = coverage
     print(f"## structural coverage ({args.profile}): all poems / complete poems of the tune (n), set apart, uncovered")
     for k, c in coverage.items():
         apart = ", ".join(f"{kind} {len(v)}" for kind, v in c["apart"].items() if v) or "-"
-        print(f"  {k}\t{c['coverage']:.3f}\t{c['coverage_complete']:.3f} ({c['n_complete']})\t{apart}\t{len(c['uncovered'])}")
+        print(
+            f"  {k}\t{c['coverage']:.3f}\t{c['coverage_complete']:.3f} ({c['n_complete']})\t{apart}\t{len(c['uncovered'])}"
+        )
     critic = runs[args.profile]
     poems = corpus_poems(critic, corpus)
     gaming = gaming_report(critic, degenerate_suite(critic), truncations(critic, poems))
@@ -233,7 +245,9 @@ def main() -> None:
                 f"{kind}: n={g['n']} mean={g['mean']:.3f} share<=0.3={g['share_at_most_0.3']:.4f} "
                 f"share<=0.75={g['share_at_most_0.75']:.4f} share above the whole poem={g['share_above_whole']:.4f}"
             )
-    print(f"authentic poems flagged degenerate: {len(flagged['flagged'])} of {flagged['n']} ({flagged['flagged_share']:.3%})")
+    print(
+        f"authentic poems flagged degenerate: {len(flagged['flagged'])} of {flagged['n']} ({flagged['flagged_share']:.3%})"
+    )
     for item in flagged["flagged"]:
         print(f"  {item['label']}: {item['reason']}")
     print(f"chance level (random characters in each 正体's shape, n={chance['n']}): pooled {chance['pooled']:.3f}")
@@ -241,7 +255,9 @@ def main() -> None:
     cs, rss = cold_start()
     print(f"import + first score: {cs:.3f} s; resident memory after it: {rss:.0f} MB")
     if args.json:
-        Path(args.json).write_text(json.dumps({"figures": figures, "cold_start_s": cs, "peak_rss_mb": rss}, ensure_ascii=False, indent=1))
+        Path(args.json).write_text(
+            json.dumps({"figures": figures, "cold_start_s": cs, "peak_rss_mb": rss}, ensure_ascii=False, indent=1)
+        )
 
 
 if __name__ == "__main__":
