@@ -394,6 +394,7 @@ class CipaiRegistry(Mapping[str, Cipai]):
         self._loaded: dict[str, Cipai] = {}
         self._generated_names: tuple[str, ...] = ()
         self._title_tunes: dict[str, tuple[str, ...]] = {}
+        self._titled: dict[str, tuple[str, ...]] = {}  # tunes_titled's answers, bounded like _spellings
         if generated is not None:
             names = [n for n in generated.order if n not in self._by_name]
             self._generated_names = tuple(names)
@@ -436,9 +437,12 @@ class CipaiRegistry(Mapping[str, Cipai]):
     def tunes_titled(self, name: str) -> tuple[str, ...]:
         """The tunes a title may name (同名异调: 浪淘沙 is printed for 浪淘沙, 浪淘沙令 and 浪淘沙慢),
         the one it resolves to first; one name for most titles."""
-        canonical = self.resolve(name)
         if not self._title_tunes:
-            return (canonical,)
+            return (self.resolve(name),)
+        found = self._titled.get(name)
+        if found is not None:
+            return found
+        canonical = self.resolve(name)
         key = _normalise_name(name)
         found = self._title_tunes.get(key)
         if found is None:  # a 词牌·题 title: the tune before its separator
@@ -448,7 +452,12 @@ class CipaiRegistry(Mapping[str, Cipai]):
                 if key[n] in _TITLE_SEPARATORS and self._lookup.get(key[:n]) == canonical:
                     found = self._title_tunes.get(key[:n])
                     break
-        return found or (canonical,)
+        found = found or (canonical,)
+        if len(name) <= _LONGEST_KEPT:
+            if len(self._titled) >= SPELLINGS_KEPT:
+                self._titled.clear()
+            self._titled[name] = found
+        return found
 
     def is_curated(self, name: str) -> bool:
         """Whether ``name`` resolves to a hand-curated cipai (not a generated one)."""
