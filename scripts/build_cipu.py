@@ -254,7 +254,10 @@ def convert_form(form: dict, stanzas: int, where: str) -> tuple[list[list[str]],
     for i, c in enumerate(clauses):
         c.rhymed = (c.end - 1) in rhyme_pos
         c.xie = (c.end - 1) in xie or c.mark.endswith("叶")
-        c.repeat = c.mark.startswith("叠") and i > 0 and len(clauses[i - 1].tones) == len(c.tones)
+        # 叠: the clause repeats the previous one (如梦令 如梦。如梦。) where the example does so; else
+        # only the rhyme word repeats (长相思 汴水流。泗水流。), an ordinary rhyme position
+        prev = clauses[i - 1] if i else None
+        c.repeat = "叠" in c.mark and prev is not None and example[c.start : c.end] == example[prev.start : prev.end]
     rhymed = [c for c in clauses if c.rhymed]
     if not rhymed:
         raise FormError(f"{where}: no rhyme position")
