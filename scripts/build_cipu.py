@@ -266,14 +266,19 @@ def convert_form(form: dict, stanzas: int, where: str) -> tuple[list[list[str]],
         raise FormError(f"{where}: more than {len(LETTERS)} rhyme segments")
     for c, s in zip(rhymed, seg_nos):
         c.segment = LETTERS[s]
-    # a 中 rhyme position: the tone of the example's character, else the tone of its segment
+    # a 中 rhyme position: the tone of the example's character; where that has both readings, the
+    # tone of its segment, or for a 叶 position the other tone (叶 joins a segment in the other
+    # tone, as 西江月's 仄 rhymes its 平 segment)
     seg_tones: dict[str, Counter[str]] = {}
     for c in rhymed:
-        if c.tones[-1] != "中":
+        if c.tones[-1] != "中" and not c.xie:
             seg_tones.setdefault(c.segment, Counter())[c.tones[-1]] += 1
     for c in rhymed:
         if c.tones[-1] == "中":
-            t = tone_of(example[c.end - 1]) or (seg_tones.get(c.segment) or Counter({"仄": 1})).most_common(1)[0][0]
+            t = tone_of(example[c.end - 1])
+            if not t:
+                t = (seg_tones.get(c.segment) or Counter({"仄": 1})).most_common(1)[0][0]
+                t = {"平": "仄", "仄": "平"}[t] if c.xie else t
             c.tones = c.tones[:-1] + t
     specs, seen = [], set()
     for c in clauses:
