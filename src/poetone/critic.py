@@ -159,8 +159,16 @@ def _lcs_rows(lengths: Sequence[int], want: Sequence[int]) -> list[int]:
 
 
 def _aligned_matches(lengths: Sequence[int], want: Sequence[int]) -> int:
-    """How many lines the best alignment reads at the right length."""
-    return len(want) - _lcs_rows(lengths, want)[-1].bit_count()
+    """How many lines the best alignment reads at the right length (the last row of ``_lcs_rows``)."""
+    masks: dict[int, int] = {}
+    for j, w in enumerate(want):
+        masks[w] = masks.get(w, 0) | (1 << j)
+    full = (1 << len(want)) - 1
+    v = full
+    for x in lengths:
+        u = v & masks.get(x, 0)
+        v = ((v + u) | (v - u)) & full
+    return len(want) - v.bit_count()
 
 
 @dataclass(slots=True)
@@ -172,7 +180,7 @@ class _Reading:
     index: int
     variant: _CompiledVariant
     bounds: tuple[tuple[int, int], ...]
-    rows: list[int] | None  # the LCS bit vectors, where the alignment reads more lines right than line by line
+    rows: list[int] | None  # the LCS bit vectors ([] until needed), where an alignment reads more lines right than line by line
     plans: list[_Plan] | None = None
 
 
@@ -201,14 +209,20 @@ def _alignments(lengths: Sequence[int], want: Sequence[int], rows: list[int] | N
         return [positional]
 
     def reading(late: bool) -> tuple[int, ...]:
+        # lcs(i, j) inlined and carried from step to step (the hot loop of a poem of a new shape):
+        # equal last elements extend the LCS by one, and where no anchor is taken and lcs(i, j - 1)
+        # is smaller, lcs(i - 1, j) is the same
         anchors: list[tuple[int, int]] = []
         i, j = n, m
-        while i and j and (here := lcs(i, j)):
-            anchor = lengths[i - 1] == want[j - 1]  # equal last elements always extend an LCS
-            if anchor and (late or (lcs(i, j - 1) < here and lcs(i - 1, j) < here)):
+        here = lcs(n, m)
+        while i and j and here:
+            left = j - 1 - (rows[i] & ((1 << (j - 1)) - 1)).bit_count()  # lcs(i, j - 1)
+            if lengths[i - 1] == want[j - 1] and (
+                late or (left < here and j - (rows[i - 1] & ((1 << j) - 1)).bit_count() < here)
+            ):
                 anchors.append((i - 1, j - 1))
-                i, j = i - 1, j - 1
-            elif lcs(i, j - 1) == here:
+                i, j, here = i - 1, j - 1, here - 1
+            elif left == here:
                 j -= 1
             else:
                 i -= 1
@@ -286,11 +300,23 @@ def _structure_with_repeats(lines: Sequence[str], line_of: Sequence[int], cv: _C
     return matched / max(len(lines), len(cv.lines), 1)
 
 
+_NEED: dict[str, int] = {}  # tone pattern -> its requirement bits: the 词谱's lines share a few hundred patterns
+
+
+def _need(tones: str) -> int:
+    need = _NEED.get(tones)
+    if need is None:
+        need = sum(1 << (2 * j) for j, t in enumerate(tones) if t == "平")
+        need |= sum(1 << (2 * j + 1) for j, t in enumerate(tones) if t == "仄")
+        if len(_NEED) < 65_536:
+            _NEED[tones] = need
+    return need
+
+
 def _compile(variant: Variant) -> _CompiledVariant:
     lines = []
     for line in variant.lines:
-        need = sum(1 << (2 * j) for j, t in enumerate(line.tones) if t == "平")
-        need |= sum(1 << (2 * j + 1) for j, t in enumerate(line.tones) if t == "仄")
+        need = _need(line.tones)
         rtone = _PING if line.rhyme_tone == "平" else _ZE if line.rhyme_tone == "仄" else 0
         lines.append(_CompiledLine(line.length, need, line.rhymed, line.segment, rtone, line.repeat))
     segs: dict[str, list[int]] = {}
@@ -439,7 +465,12 @@ class Critic:
         if self.profile.literal_poetone:
             return self._score_literal(name, text)
         extraction = extract_poem(text, name) if self.extract else Extraction(text, True)
-        return self._score_extraction(name, extraction, variant, stanza)
+        return self._score_extraction(name, extraction, variant, stanza, self._also_titled(cipai, variant))
+
+    def _also_titled(self, cipai: str, variant: str | None) -> tuple[str, ...]:
+        """The other tunes a 同名异调 title names (浪淘沙: 浪淘沙令, 浪淘沙慢): a poem so titled is
+        scored against each and keeps the tune it follows. None where a variant is asked for."""
+        return () if variant is not None else self.registry.tunes_titled(cipai)[1:]
 
     def _checked(self, cipai: str, variant: str | None, stanza: int | None) -> str:
         """The canonical name, once the variant and stanza asked for are known to exist."""
@@ -468,9 +499,11 @@ class Critic:
             if not extraction.valid:
                 return self._invalid(name, "", extraction.reason)
             return self._score_literal(name, extraction.poem)
-        return self._score_extraction(name, extraction, variant, stanza)
+        return self._score_extraction(name, extraction, variant, stanza, self._also_titled(cipai, variant))
 
-    def _score_extraction(self, name: str, extraction: Extraction, variant: str | None, stanza: int | None) -> CriticResult:
+    def _score_extraction(
+        self, name: str, extraction: Extraction, variant: str | None, stanza: int | None, also: tuple[str, ...] = ()
+    ) -> CriticResult:
         """The one place that decides validity: a poem found, verse in it, and not degenerate."""
         if not extraction.valid:
             return self._invalid(name, "", extraction.reason, stanza)
@@ -478,7 +511,14 @@ class Critic:
         shape = self._split(poem, extraction.clean)
         if shape is None:
             return self._invalid(name, poem, "no verse characters", stanza)
-        return self._best(name, poem, *shape, only=variant, stanza=stanza)
+        result = self._best(name, poem, *shape, only=variant, stanza=stanza)
+        for other in also:
+            if stanza is not None and stanza >= max(len(v.stanzas) for v in self.registry[other].variants):
+                continue
+            found = self._best(other, poem, *shape, stanza=stanza)
+            if found.valid and (not result.valid or found.conformity > result.conformity + 1e-12):
+                result = found
+        return result
 
     def score_many(self, pairs: Iterable[tuple[str, str]]) -> list[CriticResult]:
         return [self.score(cipai, text) for cipai, text in pairs]
@@ -535,12 +575,10 @@ class Critic:
                 matched = sum(1 for a, b in zip(read, cv.lengths) if a == b)
                 rows = None
                 if prof.align_lines and matched < min(len(read), len(cv.lengths)):
-                    rows = _lcs_rows(read, cv.lengths)
-                    aligned = len(cv.lengths) - rows[-1].bit_count()
+                    aligned = _aligned_matches(read, cv.lengths)
                     if aligned > matched:
                         matched = aligned
-                    else:
-                        rows = None
+                        rows = []  # an alignment beats line by line; its bit vectors are worked out if read
                 structure = matched / max(len(read), len(cv.lengths), 1)
                 readings.append(_Reading(structure, idx, cv, bounds, rows))
             readings.sort(key=lambda p: (-p.structure, p.index))
@@ -585,6 +623,8 @@ class Critic:
                     t = (plan.compared - faults) / (plan.compared + plan.missing_chars)
                 else:
                     t = 0.0
+                if best is not None and w_s * s + w_t * t + w_r < best[0] - 1e-12:
+                    continue  # even a perfect rhyme could not win: skip reading the rhymes
                 r = self._rhyme(joined, plan.rhymes, plan.missing_rhymes)
                 total = w_s * s + w_t * t + w_r * r
                 if best is None or total > best[0] + 1e-12 or (abs(total - best[0]) <= 1e-12 and plan.index < best[4].index):
@@ -630,7 +670,9 @@ class Critic:
         return hits / total if total else 0.0
 
     def _score_literal(self, name: str, text: str) -> CriticResult:
-        variants = self._literal.get(name, ())
+        variants = self._literal.get(name)
+        if variants is None:  # a generated tune, first used
+            variants = self._literal[name] = tuple(PoetoneVariant.from_variant(v) for v in self.registry[name].variants)
         idx, total, s, t, r = score_poetone_code(text, variants, self.weights)
         from poetone.compat import split_lines
 

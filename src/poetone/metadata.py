@@ -22,6 +22,8 @@ ENDINGS = ("句", "读", "韵", "叶", "换")
 RHYMED_ENDINGS = frozenset("韵叶换")
 _LINE_RE = re.compile(r"^([平仄中]+) (句|读|韵|叶|换)([A-Z]?)((?: 叠)?)$")
 METADATA_FORMATS = ("poetone-native", "poetone")
+#: The package folder of the generated cipai (scripts/build_cipu.py).
+GENERATED_FOLDER = "cipai_generated"
 #: Where a 词牌·题 title starts: the separators printed between the tune and the title.
 _TITLE_SEPARATORS = frozenset("・·•‧ \t\n\r\f\v\u3000(（")
 #: Spellings (titles, traditional script, unknown names) a registry remembers, and the longest kept.
@@ -191,7 +193,9 @@ def parse_cipai(data: Any, where: str = "<cipai>") -> Cipai:
             raise MetadataError(f"{vwhere}: no rhyme position")
         for li, line in enumerate(flat):
             if line.repeat and (li == 0 or flat[li - 1].length != line.length):
-                raise MetadataError(f"{vwhere} line {li + 1}: 叠 repeats the previous line, which must have the same length")
+                raise MetadataError(
+                    f"{vwhere} line {li + 1}: 叠 repeats the previous line, which must have the same length"
+                )
         example = rv.get("example", {})
         if not isinstance(example, dict):
             raise MetadataError(f"{vwhere}: 'example' must be an object with 'poet' and 'first_line'")
@@ -227,7 +231,10 @@ def _parse_homonyms(raw: Any, where: str) -> tuple[Homonym, ...]:
         name = _require(h, "name", str, hwhere)
         source = _require(h, "source", str, hwhere)
         poems = _require(h, "poems", list, hwhere)
-        if not poems or not all(isinstance(p, dict) and isinstance(p.get("poet"), str) and isinstance(p.get("first_line"), str) for p in poems):
+        if not poems or not all(
+            isinstance(p, dict) and isinstance(p.get("poet"), str) and isinstance(p.get("first_line"), str)
+            for p in poems
+        ):
             raise MetadataError(f"{hwhere} ({name}): 'poems' must be a non-empty list of {{'poet', 'first_line'}}")
         out.append(Homonym(name=name, source=source, poems=tuple(dict(p) for p in poems)))
     return tuple(out)
@@ -270,8 +277,13 @@ def parse_poetone_metadata(entries: Any, where: str = "<poetone metadata>") -> l
             stanzas.append(tuple(lines))
         if not stanzas:
             raise MetadataError(f"{ewhere}: no stanza1/stanza2 fields")
-        by_name.setdefault(name, []).append(Variant(cipai=name, id=vid, stanzas=tuple(stanzas), source="PoeTone cipai_metadata.json"))
-    return [Cipai(name=n, variants=tuple(vs), source="PoeTone cipai_metadata.json", origin=where) for n, vs in by_name.items()]
+        by_name.setdefault(name, []).append(
+            Variant(cipai=name, id=vid, stanzas=tuple(stanzas), source="PoeTone cipai_metadata.json")
+        )
+    return [
+        Cipai(name=n, variants=tuple(vs), source="PoeTone cipai_metadata.json", origin=where)
+        for n, vs in by_name.items()
+    ]
 
 
 def _builtin_files() -> Iterator[tuple[str, str]]:
@@ -281,6 +293,39 @@ def _builtin_files() -> Iterator[tuple[str, str]]:
             yield f"cipai/{entry.name}", entry.read_text(encoding="utf-8")
 
 
+class GeneratedCipai:
+    """The generated resource (``poetone/cipai_generated``, scripts/build_cipu.py): every tune of the
+    钦定词谱 beyond the hand-curated ones. Only its small index (names and aliases) is read up
+    front; a tune's file is read and validated the first time the tune is used, so 800 tunes cost
+    nothing until one is scored."""
+
+    def __init__(self, folder: Any = None):
+        self.folder = folder if folder is not None else resources.files("poetone") / GENERATED_FOLDER
+        index_file = self.folder / "_index.json"
+        data = (
+            _read_json(index_file.read_text(encoding="utf-8"), f"{GENERATED_FOLDER}/_index.json")
+            if index_file.is_file()
+            else {}
+        )
+        self.names: dict[str, str] = dict(data.get("names", {}))
+        self.order: tuple[str, ...] = tuple(data.get("order", sorted(set(self.names.values()))))
+        self.tunes: dict[str, dict[str, Any]] = dict(data.get("tunes", {}))
+        #: 同名异调 titles: title -> the tunes the 全宋词 prints under it, the one it resolves to first
+        self.homonyms: dict[str, list[str]] = dict(data.get("homonyms", {}))
+
+    def load(self, name: str) -> Cipai:
+        where = f"{GENERATED_FOLDER}/{name}.json"
+        cipai = parse_cipai(_read_json((self.folder / f"{name}.json").read_text(encoding="utf-8"), where), where)
+        if cipai.name != name:
+            raise MetadataError(f"{where}: holds {cipai.name!r}, the index says {name!r}")
+        return cipai
+
+
+@cache
+def _generated() -> GeneratedCipai:
+    return GeneratedCipai()
+
+
 def _read_json(text: str, where: str) -> Any:
     try:
         return json.loads(text)
@@ -288,15 +333,22 @@ def _read_json(text: str, where: str) -> Any:
         raise MetadataError(f"{where}: not valid JSON ({exc})") from None
 
 
-def load_cipai(metadata: str | Path | None = None, metadata_format: str | None = None) -> CipaiRegistry:
-    """Load the bundled resource, or a file or folder of our schema, or an official PoeTone file."""
+def load_cipai(
+    metadata: str | Path | None = None, metadata_format: str | None = None, *, generated: bool = True
+) -> CipaiRegistry:
+    """Load the bundled resource, or a file or folder of our schema, or an official PoeTone file.
+
+    The bundled resource is the hand-curated cipai and, with ``generated``, every other tune of
+    the 钦定词谱 (read on first use; see :class:`CipaiRegistry`).
+    """
     fmt = metadata_format or "poetone-native"
     if fmt not in METADATA_FORMATS:
         raise ValueError(f"unknown metadata_format {metadata_format!r}; expected one of {METADATA_FORMATS}")
     if metadata is None:
         if fmt != "poetone-native":
             raise ValueError("metadata_format='poetone' needs a metadata file path")
-        return CipaiRegistry(parse_cipai(_read_json(text, where), where) for where, text in _builtin_files())
+        curated = (parse_cipai(_read_json(text, where), where) for where, text in _builtin_files())
+        return CipaiRegistry(curated, _generated() if generated else None)
     path = Path(metadata)
     if not path.exists():
         raise FileNotFoundError(f"metadata {str(path)!r} does not exist")
@@ -307,14 +359,22 @@ def load_cipai(metadata: str | Path | None = None, metadata_format: str | None =
     for f in files:
         data = _read_json(f.read_text(encoding="utf-8"), str(f))
         records = data if isinstance(data, list) else [data]
-        cipai.extend(parse_cipai(r, f"{f}" + (f"[{i}]" if isinstance(data, list) else "")) for i, r in enumerate(records))
+        cipai.extend(
+            parse_cipai(r, f"{f}" + (f"[{i}]" if isinstance(data, list) else "")) for i, r in enumerate(records)
+        )
     return CipaiRegistry(cipai)
 
 
 class CipaiRegistry(Mapping[str, Cipai]):
-    """Cipai by canonical name, resolvable by alias too."""
+    """Cipai by canonical name, resolvable by alias too.
 
-    def __init__(self, cipai: Iterable[Cipai]):
+    Iterating (and ``len``) gives the cipai the registry was built from: for the bundled resource
+    the hand-curated ones, the benchmark's 20. The generated tunes of ``generated`` resolve, load
+    and score like them, but are read only when first used; :meth:`all_names` lists every known
+    cipai. A curated name or alias always wins over a generated one.
+    """
+
+    def __init__(self, cipai: Iterable[Cipai], generated: GeneratedCipai | None = None):
         self._by_name: dict[str, Cipai] = {}
         self._lookup: dict[str, str] = {}
         self._spellings: dict[str, str | tuple[str, ...]] = {}  # titles, other scripts, misses: bounded
@@ -330,16 +390,78 @@ class CipaiRegistry(Mapping[str, Cipai]):
                         f"{c.origin}: alias {key!r} of {c.name!r} is already a name or alias of {owner!r}"
                         f" ({self._by_name[owner].origin})"
                     )
+        self._generated = generated
+        self._loaded: dict[str, Cipai] = {}
+        self._generated_names: tuple[str, ...] = ()
+        self._title_tunes: dict[str, tuple[str, ...]] = {}
+        self._titled: dict[str, tuple[str, ...]] = {}  # tunes_titled's answers, bounded like _spellings
+        if generated is not None:
+            names = [n for n in generated.order if n not in self._by_name]
+            self._generated_names = tuple(names)
+            known = set(names)
+            for key, name in generated.names.items():
+                if name in known:
+                    self._lookup.setdefault(_normalise_name(key), name)  # a curated key is never taken
+            for title, tunes in generated.homonyms.items():
+                key = _normalise_name(title)
+                if key in self._lookup and self._lookup[key] not in self._by_name:
+                    first = self._lookup[key]
+                    self._title_tunes[key] = (first, *(t for t in tunes if t in known and t != first))
         self._name_lengths = sorted({len(k) for k in self._lookup})
 
     def __getitem__(self, name: str) -> Cipai:
-        return self._by_name[self.resolve(name)]
+        canonical = self.resolve(name)
+        found = self._by_name.get(canonical) or self._loaded.get(canonical)
+        if found is None:
+            assert self._generated is not None
+            found = self._loaded[canonical] = self._generated.load(canonical)
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        try:
+            self.resolve(str(name))
+        except UnknownCipaiError:
+            return False
+        return True
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._by_name)
 
     def __len__(self) -> int:
         return len(self._by_name)
+
+    def all_names(self) -> tuple[str, ...]:
+        """Every cipai known: the curated ones first, then the generated tunes in 词谱 order."""
+        return (*self._by_name, *self._generated_names)
+
+    def tunes_titled(self, name: str) -> tuple[str, ...]:
+        """The tunes a title may name (同名异调: 浪淘沙 is printed for 浪淘沙, 浪淘沙令 and 浪淘沙慢),
+        the one it resolves to first; one name for most titles."""
+        if not self._title_tunes:
+            return (self.resolve(name),)
+        found = self._titled.get(name)
+        if found is not None:
+            return found
+        canonical = self.resolve(name)
+        key = _normalise_name(name)
+        found = self._title_tunes.get(key)
+        if found is None:  # a 词牌·题 title: the tune before its separator
+            for n in self._name_lengths:
+                if n >= len(key):
+                    break
+                if key[n] in _TITLE_SEPARATORS and self._lookup.get(key[:n]) == canonical:
+                    found = self._title_tunes.get(key[:n])
+                    break
+        found = found or (canonical,)
+        if len(name) <= _LONGEST_KEPT:
+            if len(self._titled) >= SPELLINGS_KEPT:
+                self._titled.clear()
+            self._titled[name] = found
+        return found
+
+    def is_curated(self, name: str) -> bool:
+        """Whether ``name`` resolves to a hand-curated cipai (not a generated one)."""
+        return self.resolve(name) in self._by_name
 
     def resolve(self, name: str) -> str:
         """Canonical name of ``name`` (a name, an alias, or a 词牌·题 title, in either script).
@@ -382,7 +504,9 @@ class CipaiRegistry(Mapping[str, Cipai]):
             if found is not None:
                 return found
         close = difflib.get_close_matches(key, list(self._lookup), n=6, cutoff=0.3)
-        return tuple(dict.fromkeys(self._lookup[k] for k in close))[:3]
+        names = list(dict.fromkeys(self._lookup[k] for k in close))
+        names.sort(key=lambda n: n not in self._by_name)  # the curated (most used) tunes first
+        return tuple(names[:3])
 
 
 @cache

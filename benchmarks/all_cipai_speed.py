@@ -1,0 +1,90 @@
+"""Speed and memory of the critic with every cipai of the 钦定词谱 (issue 16, item 4). Needs ../shared.
+
+    python benchmarks/all_cipai_speed.py
+
+- cold start: a fresh interpreter's import + first score of a generated cipai (沁园春) and of a
+  curated one, wall time and peak resident memory;
+- reference cases: the 11,988 cases of ../shared/reference/poetone-official/reference_scores.dev.jsonl,
+  each scored once by a fresh critic (new model output: shapes the critic has not seen);
+- all tunes: the dev 全宋词 poems of every title that resolves, each scored once by a fresh critic.
+Figures only: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SHARED = Path(os.environ.get("POETONE_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
+CASES = SHARED / "reference/poetone-official/reference_scores.dev.jsonl"
+CORPUS = SHARED / "data/quan-song-ci/quan_song_ci.dev.json"
+QINYUANCHUN = "北国风光，千里冰封，万里雪飘。望长城内外，惟余莽莽；大河上下，顿失滔滔。山舞银蛇，原驰蜡象，欲与天公试比高。须晴日，看红装素裹，分外妖娆。江山如此多娇，引无数英雄竞折腰。惜秦皇汉武，略输文采；唐宗宋祖，稍逊风骚。一代天骄，成吉思汗，只识弯弓射大雕。俱往矣，数风流人物，还看今朝。"
+
+_COLD = """
+import resource, sys, time
+t = time.perf_counter()
+from poetone import Critic
+r = Critic().score(sys.argv[1], sys.argv[2])
+took = time.perf_counter() - t
+print(took, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, r.conformity)
+"""
+
+
+def cold_start(cipai: str, text: str, runs: int = 5) -> tuple[float, float]:
+    """Best of ``runs`` fresh interpreters: seconds for import + first score, and peak RSS in MB."""
+    best, rss = float("inf"), 0.0
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", _COLD, cipai, text], capture_output=True, text=True, check=True)
+        took, mb, _ = map(float, out.stdout.split())
+        best, rss = min(best, took), max(rss, mb)
+    return best, rss
+
+
+def once_each(pairs: list[tuple[str, str]]) -> float:
+    """Scores per second, each pair scored once by a fresh critic (its registry's files read as it goes)."""
+    from poetone import Critic
+
+    critic = Critic()
+    start = time.perf_counter()
+    for cipai, text in pairs:
+        critic.score(cipai, text)
+    return len(pairs) / (time.perf_counter() - start)
+
+
+def main() -> None:
+    if not CASES.exists():
+        sys.exit(f"needs {CASES} (../shared beside the project)")
+    from poetone import Critic
+    from poetone.validation import tune_title
+
+    for cipai, text in (
+        ("沁园春", QINYUANCHUN),
+        (
+            "菩萨蛮",
+            "平林漠漠烟如织，寒山一带伤心碧。暝色入高楼，有人楼上愁。玉阶空伫立，宿鸟归飞急。何处是归程？长亭连短亭。",
+        ),
+    ):
+        took, mb = cold_start(cipai, text)
+        print(f"cold start, import + first score of {cipai}: {took:.3f} s, peak RSS {mb:.0f} MB (best of 5)")
+    cases = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line.strip()]
+    pairs = [(c["cipai"], c["text"]) for c in cases]
+    print(f"reference cases ({len(pairs):,}), each once, fresh critic: {once_each(pairs):,.0f} scores/s")
+    registry = Critic().registry
+    corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
+    poems = []
+    for rec in corpus:
+        title = tune_title(rec)
+        if title and title in registry:
+            poems.append((title, "\n".join(rec.get("paragraphs", []))))
+    tunes = {registry.resolve(t) for t, _ in poems}
+    print(
+        f"dev poems of all tunes ({len(poems):,} poems, {len(tunes)} tunes), each once, fresh critic: {once_each(poems):,.0f} scores/s"
+    )
+
+
+if __name__ == "__main__":
+    main()
