@@ -15,8 +15,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from poetone import corpus, prompts
-from poetone.songci import SongciPrompt
+from poetone import prompts
+from poetone.songci import SongciPrompt, make_prompt
 
 #: The track's strategy name: the zero-shot template, scored as zero-shot, reported apart.
 STRATEGY = "longtail"
@@ -57,21 +57,10 @@ def build_longtail_set(band: str | list[str] | None = None, critic: Any = None) 
         if wanted is not None and tune["band"] not in wanted:
             continue
         name = critic.registry.resolve(tune["cipai"])
-        user = prompts.user_message("zero_shot", cipai=name, theme_label=corpus.THEMES[tune["theme"]])
         out.append(
-            SongciPrompt(
-                id=f"longtail-{name}",
-                strategy=STRATEGY,
-                cipai=name,
-                theme=tune["theme"],
-                theme_label=corpus.THEMES[tune["theme"]],
-                system=prompts.SYSTEM,
-                user=user,
-                plain=prompts.plain_prompt(prompts.SYSTEM, user),
-                reference_id="",
-                prompt_hash=digest,
-                band=tune["band"],
-                rank=tune["rank"],
+            make_prompt(
+                f"longtail-{name}", STRATEGY, name, tune["theme"], digest, template="zero_shot",
+                reference_id="", band=tune["band"], rank=tune["rank"],
             )
         )
     return out

@@ -120,7 +120,7 @@ def build_eval_set(
                 if wanted_theme is not None and th not in wanted_theme:
                     continue
                 cell = by_cell[(name, th)]
-                fields = {"cipai": name, "theme_label": corpus.THEMES[th]}
+                fields: dict[str, str] = {}
                 upper = lower = ""
                 reference = cell
                 if strategy == "one_shot":
@@ -131,21 +131,10 @@ def build_eval_set(
                     fields["upper"] = upper
                 elif strategy == "instruction":
                     fields["rules"] = render_rules(critic.registry[name].variants[0])
-                user = prompts.user_message(strategy, **fields)
                 out.append(
-                    SongciPrompt(
-                        id=f"{strategy}-{cell['id'].rsplit('-', 1)[0]}-{th}",
-                        strategy=strategy,
-                        cipai=name,
-                        theme=th,
-                        theme_label=corpus.THEMES[th],
-                        system=prompts.SYSTEM,
-                        user=user,
-                        plain=prompts.plain_prompt(prompts.SYSTEM, user),
-                        reference_id=reference["id"],
-                        upper=upper,
-                        original_lower=lower,
-                        prompt_hash=digest,
+                    make_prompt(
+                        f"{strategy}-{cell['id'].rsplit('-', 1)[0]}-{th}", strategy, name, th, digest, fields,
+                        reference_id=reference["id"], upper=upper, original_lower=lower,
                     )
                 )
     return out
@@ -158,23 +147,37 @@ STRATEGIES_WITHOUT_A_POEM = ("zero_shot", "instruction", "cot")
 def _prompt_without_poem(strategy: str, name: str, theme: str, digest: str, critic: Critic) -> SongciPrompt:
     """A prompt for a cipai the corpus has no poem of (``reference_id`` empty): its id is
     ``{strategy}-{cipai}-{theme}``; the instruction prompt states its 正体's rules."""
+    fields = {"rules": render_rules(critic.registry[name].variants[0])} if strategy == "instruction" else {}
+    return make_prompt(f"{strategy}-{name}-{theme}", strategy, name, theme, digest, fields, reference_id="")
+
+
+def make_prompt(
+    prompt_id: str,
+    strategy: str,
+    cipai: str,
+    theme: str,
+    digest: str,
+    fields: dict[str, str] | None = None,
+    template: str | None = None,
+    **extra: Any,
+) -> SongciPrompt:
+    """One prompt: the strategy's template (or ``template``'s) filled with the cipai, the theme's
+    label and ``fields``; ``extra`` sets the record's other fields (reference_id, upper, band, …)."""
     from poetone import corpus
 
-    fields = {"cipai": name, "theme_label": corpus.THEMES[theme]}
-    if strategy == "instruction":
-        fields["rules"] = render_rules(critic.registry[name].variants[0])
-    user = prompts.user_message(strategy, **fields)
+    label = corpus.THEMES[theme]
+    user = prompts.user_message(template or strategy, cipai=cipai, theme_label=label, **(fields or {}))
     return SongciPrompt(
-        id=f"{strategy}-{name}-{theme}",
+        id=prompt_id,
         strategy=strategy,
-        cipai=name,
+        cipai=cipai,
         theme=theme,
-        theme_label=corpus.THEMES[theme],
+        theme_label=label,
         system=prompts.SYSTEM,
         user=user,
         plain=prompts.plain_prompt(prompts.SYSTEM, user),
-        reference_id="",
         prompt_hash=digest,
+        **extra,
     )
 
 
