@@ -338,3 +338,17 @@ def test_real_subprocess(tmp_path: Path) -> None:
     assert rows[0]["conformity"] == 1.0
     assert "error" in rows[1]
     assert "line 2" in done.stderr
+
+
+def test_cipai_list_all_lists_every_tune_with_its_source() -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "poetone.cli", "cipai", "list", "--all"], capture_output=True, text=True, check=True).stdout
+    rows = out.splitlines()
+    assert len(rows) > 800
+    assert rows[0].split("\t")[3].startswith("curated")
+    qinyuan = next(r for r in rows if r.startswith("沁园春\t"))
+    assert "\t词谱: 钦定词谱" in qinyuan
+    short = subprocess.run([sys.executable, "-m", "poetone.cli", "cipai", "list"], capture_output=True, text=True, check=True)
+    assert len(short.stdout.splitlines()) == 20 and "poetone cipai list --all" in short.stderr

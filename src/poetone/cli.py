@@ -332,9 +332,15 @@ def cmd_cipai(args: argparse.Namespace) -> int:
         return 0
     reg = load_cipai(args.metadata, args.metadata_format)
     if args.action == "list":
-        for c in reg.values():
-            aliases = f"  ({'、'.join(c.aliases)})" if c.aliases else ""
-            print(f"{c.name}\t{len(c.variants)} variants\t{c.variants[0].char_count} chars{aliases}")
+        # the benchmark's hand-curated cipai first, then (with --all) every tune of the 词谱
+        names = reg.all_names() if getattr(args, "all", False) and hasattr(reg, "all_names") else tuple(reg)
+        for name in names:
+            c = reg[name]
+            aliases = f"  ({'、'.join(c.aliases[:6])}{'…' if len(c.aliases) > 6 else ''})" if c.aliases else ""
+            kind = "curated" if not hasattr(reg, "is_curated") or reg.is_curated(name) else "词谱"
+            print(f"{c.name}\t{len(c.variants)} variants\t{c.variants[0].char_count} chars\t{kind}: {c.source}{aliases}")
+        if not getattr(args, "all", False) and hasattr(reg, "all_names"):
+            print(f"({len(names)} hand-curated cipai of the benchmark; {len(reg.all_names())} in all: poetone cipai list --all)", file=sys.stderr)
         return 0
     c = reg[args.name]
     print(f"{c.name}" + (f"  又名 {'、'.join(c.aliases)}" if c.aliases else ""))
@@ -467,7 +473,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("cipai", help="list, show or validate cipai metadata")
     csub = p.add_subparsers(dest="action", required=True)
-    q = csub.add_parser("list", help="the cipai and their variant counts")
+    q = csub.add_parser("list", help="the cipai, their variant counts and sources")
+    q.add_argument("--all", action="store_true", help="every tune of the 钦定词谱, not only the benchmark's 20")
     _common(q)
     q = csub.add_parser("show", help="the template of a cipai, rendered")
     q.add_argument("name")
