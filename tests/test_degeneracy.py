@@ -323,3 +323,22 @@ def test_bon_never_picks_a_degenerate_answer(tmp_path: Path, critic: Critic) -> 
 def test_the_fast_screen_passes_nothing_the_rule_flags(lines: list[str]) -> None:
     if degeneracy.plainly_verse("".join(lines), lines):
         assert degeneracy.degenerate_reason_of(degeneracy.measure(lines)) == ""
+
+
+WIDE = "春花秋月何时了往事知多少小楼昨夜又东风故国不堪回首明中大江去浪淘尽千古流人物白一寻觅冷清凄惨戚"
+
+
+@settings(derandomize=True, max_examples=500, deadline=None)
+@given(
+    base=st.text(alphabet=st.sampled_from(WIDE), min_size=6, max_size=60),
+    cut=st.tuples(st.integers(0, 60), st.integers(0, 60)),
+    width=st.integers(1, 9),
+)
+def test_the_screen_is_sound_on_texts_that_repeat_a_part(base: str, cut: tuple[int, int], width: int) -> None:
+    """Diverse texts with a piece copied in: where the screen passes, no rule (the runs of three
+    above all) may fire."""
+    a, b = sorted(cut)
+    text = base + base[a:b]
+    lines = [text[i : i + width] for i in range(0, len(text), width)]
+    if degeneracy.plainly_verse(text, lines):
+        assert degeneracy.degenerate_reason_of(degeneracy.measure(lines)) == ""

@@ -128,10 +128,9 @@ def plainly_verse(joined: str, lines: Sequence[str]) -> bool:
     many distinct characters, no lacuna, no repeated line, many distinct line ends."""
     if LACUNA in joined:
         return False
-    least = max(MIN_DISTINCT, MIN_DISTINCT_SHARE * len(joined))
-    # every other character first: half the hashing, and enough for most poems (a poem's
-    # distinct characters are at least those of any part of it)
-    if len(set(joined[::2])) < least and len(set(joined)) < least:
+    n = len(joined)
+    distinct = len(set(joined))
+    if distinct < max(MIN_DISTINCT, MIN_DISTINCT_SHARE * n):
         return False
     count = len(lines)
     if len(set(lines)) < count:
@@ -140,8 +139,12 @@ def plainly_verse(joined: str, lines: Sequence[str]) -> bool:
     # (1 - share) * lines + 1 distinct ends remain
     if count >= 4 and len(set(map(_LAST, lines))) < (1 - MAX_SAME_END_SHARE) * count + 1:
         return False
-    # no run of three characters twice (most poems): the trigram rule cannot fire
-    runs = len(joined) - 2
+    # Each character inside a repeated run of three has its twin in the run's other occurrence,
+    # so runs covering a share c of the text leave at most (1 - c/2)·n distinct characters: with
+    # more, the trigram rule cannot fire (most poems), and the runs need not be counted.
+    if distinct > (1 - MAX_REPEATED_TRIGRAM_SHARE / 2) * n:
+        return True
+    runs = n - 2
     return runs < 1 or len({joined[i : i + 3] for i in range(runs)}) == runs
 
 
