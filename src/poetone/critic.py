@@ -19,7 +19,7 @@ from typing import Any
 from poetone import prosody
 from poetone._chars import GARBLED_RE, LACUNA, VERSE
 from poetone.compat import PoetoneVariant, score_poetone_code
-from poetone.degeneracy import degenerate_reason, plainly_verse
+from poetone.degeneracy import degenerate_reason_of, measure, plainly_verse
 from poetone.extraction import Extraction, extract_poem
 from poetone.metadata import CipaiRegistry, Variant, load_cipai
 from poetone.profiles import Profile, get_profile
@@ -656,7 +656,7 @@ class Critic:
                 for (a, b), j in zip(plan.bounds, plan.line_of)
                 if j >= 0 and cv.lines[j].rhymed and not cv.lines[j].repeat and b > a
             ]
-        return degenerate_reason(lines, rhyme_chars)
+        return degenerate_reason_of(measure(lines, rhyme_chars))  # screened above: measure once
 
     def _rhyme(self, joined: str, segments: tuple[tuple[tuple[int, int], ...], ...], missing: int = 0) -> float:
         """Eq. 5 per segment, weighted by its positions (one segment in profiles without 换韵);
