@@ -83,6 +83,7 @@ class _Plan:
     rhymes: tuple[tuple[tuple[int, int], ...], ...]  # per segment: (character offset, which option) per rhyme
     missing_chars: int = 0  # characters of the form's lines no poem line is read as, and of lines not in the form
     missing_rhymes: int = 0  # rhyme positions of those lines: misses in Eq. 5 (count_missing)
+    as_written: bool = False  # the lines are the poem's clauses as written (not resegmented)
 
 
 def _make_plan(
@@ -93,6 +94,7 @@ def _make_plan(
     by_segment: bool,
     tone_class: bool,
     count_missing: bool = False,
+    as_written: bool = False,
 ) -> _Plan:
     need = compared = matched = 0
     poem_line = {}  # template line -> the poem line read as it
@@ -127,7 +129,7 @@ def _make_plan(
         # a line of the poem that is not in the form is unmatched too: padding a poem with junk
         # lines must not keep its tonal credit whole
         missing_chars += sum(b - a for (a, b), j in zip(bounds, line_of) if j < 0)
-    return _Plan(structure, idx, cv, bounds, line_of, need, compared, rhymes, missing_chars, missing_rhymes)
+    return _Plan(structure, idx, cv, bounds, line_of, need, compared, rhymes, missing_chars, missing_rhymes, as_written)
 
 
 def _identity_bounds(lengths: Sequence[int]) -> tuple[tuple[int, int], ...]:
@@ -181,6 +183,7 @@ class _Reading:
     variant: _CompiledVariant
     bounds: tuple[tuple[int, int], ...]
     rows: list[int] | None  # the LCS bit vectors ([] until needed), where an alignment reads more lines right than line by line
+    as_written: bool = False  # bounds are the poem's clauses as written
     plans: list[_Plan] | None = None
 
 
@@ -537,15 +540,15 @@ class Critic:
             compiled = self._compiled[(name, stanza)] = tuple(_compile(v) for v in variants)
         return compiled
 
-    def _split(self, poem: str, clean: bool = False) -> tuple[str, tuple[int, ...]] | None:
-        """The poem's verse characters joined, and its clause lengths; None without verse."""
+    def _split(self, poem: str, clean: bool = False) -> tuple[str, tuple[int, ...], list[str]] | None:
+        """The poem's verse characters joined, its clause lengths and its clauses; None without verse."""
         if self.profile.split_at_pause:
             texts = _CLAUSES.findall(poem if clean else _clean_clauses(poem, _NOT_VERSE_OR_MARK_ALL))
         else:
             texts = _CLAUSES.findall(_clean_clauses(poem, _NOT_VERSE_OR_MARK_PAPER))
         if not texts:
             return None
-        return "".join(texts), tuple(map(len, texts))
+        return "".join(texts), tuple(map(len, texts)), texts
 
     def _plans(self, name: str, lengths: tuple[int, ...], stanza: int | None = None) -> list[_Reading]:
         """Per variant: how it reads a poem of these clause lengths and its structure score, best first.
@@ -567,10 +570,8 @@ class Critic:
             readings = []
             prof = self.profile
             for idx, cv in enumerate(self._variants_of(name, stanza)):
-                if prof.resegment and lengths != cv.lengths:
-                    bounds = _resegment(lengths, cv)
-                else:
-                    bounds = _identity_bounds(lengths)
+                written = _identity_bounds(lengths)
+                bounds = _resegment(lengths, cv) if prof.resegment and lengths != cv.lengths else written
                 read = tuple(b - a for a, b in bounds)
                 matched = sum(1 for a, b in zip(read, cv.lengths) if a == b)
                 rows = None
@@ -580,7 +581,7 @@ class Critic:
                         matched = aligned
                         rows = []  # an alignment beats line by line; its bit vectors are worked out if read
                 structure = matched / max(len(read), len(cv.lengths), 1)
-                readings.append(_Reading(structure, idx, cv, bounds, rows))
+                readings.append(_Reading(structure, idx, cv, bounds, rows, bounds == written))
             readings.sort(key=lambda p: (-p.structure, p.index))
             cache[lengths] = readings
         return readings
@@ -595,13 +596,23 @@ class Critic:
             else:
                 line_ofs = _alignments(read, cv.lengths, reading.rows)
             reading.plans = [
-                _make_plan(reading.index, cv, bounds, line_of, prof.rhyme_by_segment, prof.rhyme_tone_class, prof.count_missing)
+                _make_plan(
+                    reading.index, cv, bounds, line_of, prof.rhyme_by_segment, prof.rhyme_tone_class, prof.count_missing,
+                    reading.as_written,
+                )
                 for line_of in line_ofs
             ]
         return reading.plans
 
     def _best(
-        self, name: str, poem: str, joined: str, lengths: tuple[int, ...], only: str | None = None, stanza: int | None = None
+        self,
+        name: str,
+        poem: str,
+        joined: str,
+        lengths: tuple[int, ...],
+        clauses: Sequence[str] = (),
+        only: str | None = None,
+        stanza: int | None = None,
     ) -> CriticResult:
         prof = self.profile
         # The whole poem's tone classes as one integer, two bits a character: bit 2p set when
@@ -632,7 +643,7 @@ class Critic:
         if best is None:  # ``only`` names a variant without this stanza
             return self._invalid(name, poem, f"variant {only!r} has no stanza {stanza}", stanza)
         total, s, t, r, plan = best
-        if prof.reject_degenerate and (reason := self._degenerate(joined, plan)):
+        if prof.reject_degenerate and (reason := self._degenerate(joined, plan, clauses)):
             return self._invalid(name, poem, reason, stanza)
         return CriticResult(
             name, total, s, t, r, True, plan.variant.variant.id, poem, "", prof.name, self, joined, plan.bounds, stanza, plan.line_of
@@ -643,9 +654,10 @@ class Critic:
         return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, poem, reason, self.profile.name, self, stanza=stanza)
 
     @staticmethod
-    def _degenerate(joined: str, plan: _Plan) -> str:
-        """The degeneracy rule (poetone.degeneracy) on the lines as the chosen variant reads them."""
-        lines = [joined[a:b] for a, b in plan.bounds]
+    def _degenerate(joined: str, plan: _Plan, clauses: Sequence[str] = ()) -> str:
+        """The degeneracy rule (poetone.degeneracy) on the lines as the chosen variant reads them:
+        the clauses as written (most poems), or the slices of a resegmented reading."""
+        lines = clauses if plan.as_written and clauses else [joined[a:b] for a, b in plan.bounds]
         if plainly_verse(joined, lines):  # most poems: a few set operations
             return ""
         rhyme_chars: list[str] = []

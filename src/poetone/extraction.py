@@ -62,6 +62,8 @@ _BRACKETED = re.compile(r"（[^（）\n]{0,40}）|\([^()\n]{0,40}\)")
 #: lost character, kept as a lacuna so the line stays in the poem. Pinyin lines are not touched:
 #: their letters are never flanked by Han on both sides.
 _STRAY_LATIN = re.compile(f"(?<=[{_HAN_CLASS}])[\u00c0-\u024f]{{1,2}}(?=[{_HAN_CLASS}])")
+# What the three repairs above look for: a text without any of these needs none of them (most answers).
+_TO_REPAIR = re.compile(f"[{GARBLED}\u00c0-\u024f（(]")
 _LATIN = re.compile(r"[A-Za-zāáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜü]")
 _CLAUSE_SPLIT = re.compile(r"[，。？！；：、,.?!;:\s]+")
 _TITLE_LINE = re.compile(r"^[《〈【\[].*[》〉】\]]$")
@@ -109,13 +111,14 @@ _NOT_INTRO_WORDS = re.compile(
 _INTRO_COLON = re.compile(r"[：:]")
 _CLAUSE_MARK = re.compile(r"[，。？！；、,.?!;]")
 _TONE_PATTERN = re.compile(r"[平仄中○●◐⊙，。？！；、,.?!;\s]+")  # 中仄中平中仄平，…: a form, not a poem
-_MARK_CHARS = "，。？！；、,.?!; \t\u3000\n"
 _MAX_CLAUSE = 12
 _MIN_CLAUSES = 1
 _MIN_HAN = 4
 # A text that is nothing but verse: clauses of 1-12 characters between clause marks, one or more lines.
 _VERSE_LINE = rf"[{_HAN_CLASS}]{{1,{_MAX_CLAUSE}}}(?:[，。？！；、,.?!; \t\u3000]+[{_HAN_CLASS}]{{1,{_MAX_CLAUSE}}})*[，。？！；、,.?!; \t\u3000]*"
 _PLAIN_VERSE = re.compile(rf"{_VERSE_LINE}(?:\n{_VERSE_LINE})*")
+# At least _MIN_HAN verse characters (in a text already known to be plain verse): stops at the fourth.
+_ENOUGH_HAN = re.compile(rf"(?:[^{_HAN_CLASS}]*[{_HAN_CLASS}]){{{_MIN_HAN}}}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +193,7 @@ def _strip_headings(text: str, cipai: str) -> str:
 
 def _bare_poem(text: str, cipai: str) -> Extraction | None:
     """The text when it is nothing but verse (``clean``); None when it needs the line-by-line reading."""
-    plain = _BRACKETED.sub("", _STRAY_LATIN.sub(LACUNA, GARBLED_RE.sub(LACUNA, text.strip())))
+    plain = _repaired(text.strip())
     if "《" in plain:
         plain = _strip_headings(plain, cipai).strip()
         # a title quoted inside a verse line (作《伊凉》) keeps its words; a title line is no verse
@@ -202,11 +205,18 @@ def _bare_poem(text: str, cipai: str) -> Extraction | None:
         and not _NOT_VERSE_WORDS.search(plain)
         and not (cipai and (first == cipai or first.startswith(cipai)))
     ):
-        marks = sum(plain.count(m) for m in _MARK_CHARS)
-        if marks >= _MIN_CLAUSES - 1 and len(plain) - marks >= _MIN_HAN:
+        # plain verse has at least one clause; is it long enough to be a poem?
+        if _ENOUGH_HAN.match(plain):
             return Extraction(plain, True, "", clean=True)
         return _verdict(plain.split("\n"))
     return None
+
+
+def _repaired(text: str) -> str:
+    """Garbled characters and stray accented letters as lacunae, editors' bracketed notes dropped."""
+    if not _TO_REPAIR.search(text):
+        return text
+    return _BRACKETED.sub("", _STRAY_LATIN.sub(LACUNA, GARBLED_RE.sub(LACUNA, text)))
 
 
 def _json_texts(text: str) -> list[str]:
@@ -266,7 +276,7 @@ def _wrapped_poem(text: str, cipai: str, depth: int = 0) -> Extraction:
         # no poem in it: the answer is read as text, a JSON-looking fragment loses nothing
     if "<" in text:
         text = _OTHER_TAG.sub("", _BLOCK_TAG.sub("\n", text))
-    text = _BRACKETED.sub("", _STRAY_LATIN.sub(LACUNA, GARBLED_RE.sub(LACUNA, _CODE_FENCE.sub("", text))))
+    text = _repaired(_CODE_FENCE.sub("", text))
     if "《" in text or "〈" in text or "【" in text:
         text = _strip_headings(text, cipai)
     blocks: list[list[str]] = [[]]

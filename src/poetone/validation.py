@@ -202,9 +202,7 @@ def degenerate_report(critic: Critic, poems: Iterable[Any]) -> dict[str, Any]:
             shape = critic._split(ex.poem, ex.clean) if ex.valid else None
             if shape is None:
                 continue
-            joined, lengths = shape
-            bounds = list(zip(itertools.accumulate((0, *lengths[:-1])), itertools.accumulate(lengths)))
-            lines, rhymes = [joined[a:b] for a, b in bounds], []
+            lines, rhymes = shape[2], []
             reason = degeneracy.degenerate_reason(lines)
         measures.append((label, degeneracy.measure(lines, rhymes)))
         if reason.startswith("degenerate"):
