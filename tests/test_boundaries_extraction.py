@@ -11,8 +11,21 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from poetone.extraction import _JSON_DEPTH, _MAX_CLAUSE, _MIN_HAN, _texts_of, extract_poem
+from poetone._chars import GARBLED_RE, LACUNA
+from poetone.extraction import (
+    _BRACKETED,
+    _ENOUGH_HAN,
+    _JSON_DEPTH,
+    _MAX_CLAUSE,
+    _MIN_HAN,
+    _STRAY_LATIN,
+    _repaired,
+    _texts_of,
+    extract_poem,
+)
 
 
 def test_the_constants_are_the_ones_documented_here() -> None:
@@ -83,3 +96,21 @@ def test_json_answer_nested_within_the_limit_is_found() -> None:
 @pytest.mark.parametrize("other", [None, 3, 2.5, True])
 def test_non_text_json_values_give_nothing(other: object) -> None:
     assert _texts_of(other) == []
+
+
+_REPAIR_ALPHABET = "春风又绿江南岸□，。（）()《》ァ─\ufffd\ue000жòé abc\n"
+
+
+@given(st.text(alphabet=_REPAIR_ALPHABET, max_size=40))
+@settings(max_examples=400, deadline=None)
+def test_the_repair_precheck_never_skips_a_repair(text: str) -> None:
+    """``_repaired`` skips the three substitutions when none of their characters is present:
+    it must give what the substitutions give, on any text."""
+    full = _BRACKETED.sub("", _STRAY_LATIN.sub(LACUNA, GARBLED_RE.sub(LACUNA, text)))
+    assert _repaired(text) == full
+
+
+@given(st.text(alphabet="春风又绿，。 \n", max_size=20))
+@settings(max_examples=400, deadline=None)
+def test_four_verse_characters_by_regex_as_by_counting(text: str) -> None:
+    assert bool(_ENOUGH_HAN.match(text)) == (sum(ch in "春风又绿" for ch in text) >= _MIN_HAN)
