@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from poetone._chars import GARBLED_RE, LACUNA
@@ -102,6 +102,9 @@ _REPAIR_ALPHABET = "春风又绿江南岸□，。（）()《》ァ─\ufffd\ue0
 
 
 @given(st.text(alphabet=_REPAIR_ALPHABET, max_size=40))
+@example("春ò风").via("a stray accented letter")
+@example("春ァ风").via("a garbled character")
+@example("春（注）风").via("a bracketed note")
 @settings(max_examples=400, deadline=None)
 def test_the_repair_precheck_never_skips_a_repair(text: str) -> None:
     """``_repaired`` skips the three substitutions when none of their characters is present:
