@@ -6,6 +6,8 @@ each measure are quoted here and must pass.
 
 from __future__ import annotations
 
+import itertools
+import operator
 from pathlib import Path
 
 import pytest
@@ -342,3 +344,18 @@ def test_the_screen_is_sound_on_texts_that_repeat_a_part(base: str, cut: tuple[i
     lines = [text[i : i + width] for i in range(0, len(text), width)]
     if degeneracy.plainly_verse(text, lines):
         assert degeneracy.degenerate_reason_of(degeneracy.measure(lines)) == ""
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(
+    bodies=st.lists(st.text(alphabet=st.sampled_from(WIDE), min_size=0, max_size=6), min_size=1, max_size=12),
+    last=st.lists(st.sampled_from("年年年春"), min_size=12, max_size=12),
+)
+def test_the_screen_reads_line_ends_from_the_plan_as_from_the_lines(bodies: list[str], last: list[str]) -> None:
+    """The critic hands the screen a getter of the line ends (one C call); it must decide as the
+    lines themselves do, at the same-end rule's edge above all (most lines end in 年)."""
+    lines = [body + end for body, end in zip(bodies, last)]
+    joined = "".join(lines)
+    ends = list(itertools.accumulate(map(len, lines)))
+    getter = operator.itemgetter(*[e - 1 for e in ends]) if len(ends) > 1 else (lambda s: (s[ends[0] - 1],))
+    assert degeneracy.plainly_verse(joined, lines, getter) == degeneracy.plainly_verse(joined, lines)

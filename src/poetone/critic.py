@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,15 @@ class _Plan:
     missing_chars: int = 0  # characters of the form's lines no poem line is read as, and of lines not in the form
     missing_rhymes: int = 0  # rhyme positions of those lines: misses in Eq. 5 (count_missing)
     as_written: bool = False  # the lines are the poem's clauses as written (not resegmented)
+    line_ends: Callable[[str], tuple[str, ...]] | None = None  # the last character of every line
+
+
+def _chars_at(positions: Sequence[int]) -> Callable[[str], tuple[str, ...]]:
+    """The characters of a text at ``positions``, as a tuple, in one call."""
+    if len(positions) == 1:
+        only = positions[0]
+        return lambda text: (text[only],)
+    return itemgetter(*positions)
 
 
 def _make_plan(
@@ -129,7 +139,10 @@ def _make_plan(
         # a line of the poem that is not in the form is unmatched too: padding a poem with junk
         # lines must not keep its tonal credit whole
         missing_chars += sum(b - a for (a, b), j in zip(bounds, line_of) if j < 0)
-    return _Plan(structure, idx, cv, bounds, line_of, need, compared, rhymes, missing_chars, missing_rhymes, as_written)
+    ends = _chars_at([b - 1 for _, b in bounds]) if bounds else None
+    return _Plan(
+        structure, idx, cv, bounds, line_of, need, compared, rhymes, missing_chars, missing_rhymes, as_written, ends
+    )
 
 
 def _identity_bounds(lengths: Sequence[int]) -> tuple[tuple[int, int], ...]:
@@ -636,7 +649,7 @@ class Critic:
                     t = 0.0
                 if best is not None and w_s * s + w_t * t + w_r < best[0] - 1e-12:
                     continue  # even a perfect rhyme could not win: skip reading the rhymes
-                r = self._rhyme(joined, plan.rhymes, plan.missing_rhymes)
+                r = self._rhyme(joined, plan)
                 total = w_s * s + w_t * t + w_r * r
                 if best is None or total > best[0] + 1e-12 or (abs(total - best[0]) <= 1e-12 and plan.index < best[4].index):
                     best = (total, s, t, r, plan)
@@ -658,7 +671,7 @@ class Critic:
         """The degeneracy rule (poetone.degeneracy) on the lines as the chosen variant reads them:
         the clauses as written (most poems), or the slices of a resegmented reading."""
         lines = clauses if plan.as_written and clauses else [joined[a:b] for a, b in plan.bounds]
-        if plainly_verse(joined, lines):  # most poems: a few set operations
+        if plainly_verse(joined, lines, plan.line_ends):  # most poems: a few set operations
             return ""
         rhyme_chars: list[str] = []
         if LACUNA in joined:  # only the lacuna rule reads the rhyme positions
@@ -670,12 +683,12 @@ class Critic:
             ]
         return degenerate_reason_of(measure(lines, rhyme_chars))  # screened above: measure once
 
-    def _rhyme(self, joined: str, segments: tuple[tuple[tuple[int, int], ...], ...], missing: int = 0) -> float:
+    def _rhyme(self, joined: str, plan: _Plan) -> float:
         """Eq. 5 per segment, weighted by its positions (one segment in profiles without 换韵);
-        ``missing`` rhyme positions of lines the poem lacks count as misses."""
-        hits, total = 0, missing
+        the rhyme positions of lines the poem lacks count as misses (``plan.missing_rhymes``)."""
+        hits, total = 0, plan.missing_rhymes
         table = self._rhyme_options
-        for seg in segments:
+        for seg in plan.rhymes:
             masks = [table.get(joined[pos], _NO_RHYME)[which] for pos, which in seg]
             total += len(masks)
             hits += _largest_group(masks)

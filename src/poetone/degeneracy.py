@@ -16,7 +16,7 @@ The furthest authentic poems are kept, by name, in tests: 李清照's 声声慢 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -123,9 +123,14 @@ def degenerate_reason(lines: Sequence[str], rhyme_chars: Sequence[str] = ()) -> 
 _LAST = itemgetter(-1)
 
 
-def plainly_verse(joined: str, lines: Sequence[str]) -> bool:
+def plainly_verse(
+    joined: str, lines: Sequence[str], line_ends: Callable[[str], Sequence[str]] | None = None
+) -> bool:
     """A cheap screen passing what no rule can flag (most poems), so the critic's speed holds:
-    many distinct characters, no lacuna, no repeated line, many distinct line ends."""
+    many distinct characters, no lacuna, no repeated line, many distinct line ends.
+
+    ``line_ends`` gives the last character of every line from ``joined`` in one call (the
+    critic's plans carry one); without it they are read from ``lines``."""
     if LACUNA in joined:
         return False
     n = len(joined)
@@ -137,7 +142,9 @@ def plainly_verse(joined: str, lines: Sequence[str]) -> bool:
         return False
     # the most common end fills more than MAX_SAME_END_SHARE of the lines only if fewer than
     # (1 - share) * lines + 1 distinct ends remain
-    if count >= 4 and len(set(map(_LAST, lines))) < (1 - MAX_SAME_END_SHARE) * count + 1:
+    if count >= 4 and (
+        len(set(line_ends(joined) if line_ends else map(_LAST, lines))) < (1 - MAX_SAME_END_SHARE) * count + 1
+    ):
         return False
     # Each character inside a repeated run of three has its twin in the run's other occurrence,
     # so runs covering a share c of the text leave at most (1 - c/2)·n distinct characters: with
