@@ -569,9 +569,11 @@ class Critic:
         Both depend only on the clause lengths, never on the characters, so they are cached:
         most poems of a cipai share a handful of shapes.
         """
-        cache = self._plan_cache.setdefault((name, stanza), {})
-        readings = cache.get(lengths)
+        cache = self._plan_cache.get((name, stanza))
+        readings = None if cache is None else cache.get(lengths)
         if readings is None:
+            if cache is None:
+                cache = self._plan_cache.setdefault((name, stanza), {})
             cost = len(lengths) * len(self._variants_of(name, stanza))
             if self._plan_cost + cost > PLAN_CACHE_SLOTS:
                 # bounded by size, not by entries: a stream of long texts of fresh shapes would
@@ -638,7 +640,7 @@ class Critic:
                 continue
             if best is not None and w_s * reading.structure + w_t + w_r < best[0] - 1e-12:
                 break  # sorted by structure: no later variant can win
-            for plan in self._readings(reading):
+            for plan in reading.plans if reading.plans is not None else self._readings(reading):
                 s = plan.structure
                 if plan.variant.has_repeats and prof.check_repeats:
                     s = _structure_with_repeats([joined[a:b] for a, b in plan.bounds], plan.line_of, plan.variant)
