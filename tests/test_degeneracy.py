@@ -11,10 +11,11 @@ import operator
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from poetone import Critic, degeneracy
+from poetone._chars import LACUNA
 from poetone.bon import select
 from poetone.corpus import load_records
 from poetone.logs import Candidate
@@ -320,6 +321,9 @@ def test_bon_never_picks_a_degenerate_answer(tmp_path: Path, critic: Critic) -> 
     assert rows == [] and summary[0]["no_valid_candidate"] == 1
 
 
+WIDE = "春花秋月何时了往事知多少小楼昨夜又东风故国不堪回首明中大江去浪淘尽千古流人物白一寻觅冷清凄惨戚"
+
+
 @settings(derandomize=True, max_examples=500, deadline=None)
 @given(lines=st.lists(st.text(alphabet=st.sampled_from("春风花月夜江山□年"), min_size=1, max_size=7), min_size=1, max_size=12))
 def test_the_fast_screen_passes_nothing_the_rule_flags(lines: list[str]) -> None:
@@ -327,7 +331,26 @@ def test_the_fast_screen_passes_nothing_the_rule_flags(lines: list[str]) -> None
         assert degeneracy.degenerate_reason_of(degeneracy.measure(lines)) == ""
 
 
-WIDE = "春花秋月何时了往事知多少小楼昨夜又东风故国不堪回首明中大江去浪淘尽千古流人物白一寻觅冷清凄惨戚"
+@settings(derandomize=True, max_examples=800, deadline=None)
+@given(
+    chars=st.lists(st.tuples(st.sampled_from(WIDE), st.booleans()), min_size=1, max_size=60, unique_by=lambda c: c[0]),
+    width=st.integers(1, 7),
+    rhymed=st.lists(st.booleans(), min_size=60, max_size=60),
+)
+@example(  # three of four rhymes lost, an eighth of the text: the rhyme rule alone fires
+    chars=[(ch, k in (5, 11, 17)) for k, ch in enumerate(WIDE[:24])], width=3, rhymed=[False, True] * 30
+)
+def test_the_screen_is_sound_on_texts_with_lacunae(
+    chars: list[tuple[str, bool]], width: int, rhymed: list[bool]
+) -> None:
+    """Given the rhyme positions, a text with lacunae may pass the screen: then neither lacuna
+    rule (share of the text, share of four or more rhymes) nor any other may fire. Each drawn
+    character is kept or lost (□), so every share of lacunae is tried, in diverse text."""
+    text = "".join(LACUNA if lost else ch for ch, lost in chars)
+    lines = [text[i : i + width] for i in range(0, len(text), width)]
+    rhyme_chars = [line[-1] for line, r in zip(lines, rhymed) if r]
+    if degeneracy.plainly_verse("".join(lines), lines, rhyme_chars=rhyme_chars):
+        assert degeneracy.degenerate_reason_of(degeneracy.measure(lines, rhyme_chars)) == ""
 
 
 @settings(derandomize=True, max_examples=500, deadline=None)

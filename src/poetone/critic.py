@@ -673,8 +673,6 @@ class Critic:
         """The degeneracy rule (poetone.degeneracy) on the lines as the chosen variant reads them:
         the clauses as written (most poems), or the slices of a resegmented reading."""
         lines = clauses if plan.as_written and clauses else [joined[a:b] for a, b in plan.bounds]
-        if plainly_verse(joined, lines, plan.line_ends):  # most poems: a few set operations
-            return ""
         rhyme_chars: list[str] = []
         if LACUNA in joined:  # only the lacuna rule reads the rhyme positions
             cv = plan.variant
@@ -683,6 +681,8 @@ class Critic:
                 for (a, b), j in zip(plan.bounds, plan.line_of)
                 if j >= 0 and cv.lines[j].rhymed and not cv.lines[j].repeat and b > a
             ]
+        if plainly_verse(joined, lines, plan.line_ends, rhyme_chars):  # most poems: a few set operations
+            return ""
         return degenerate_reason_of(measure(lines, rhyme_chars))  # screened above: measure once
 
     def _rhyme(self, joined: str, plan: _Plan) -> float:

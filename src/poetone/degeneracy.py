@@ -115,7 +115,7 @@ def degenerate_reason(lines: Sequence[str], rhyme_chars: Sequence[str] = ()) -> 
     ``rhyme_chars`` are the characters at the form's rhyme positions (叠 lines left out, since the
     form asks for their repetition).
     """
-    if plainly_verse("".join(lines), lines):
+    if plainly_verse("".join(lines), lines, rhyme_chars=rhyme_chars):
         return ""
     return degenerate_reason_of(measure(lines, rhyme_chars))
 
@@ -124,16 +124,24 @@ _LAST = itemgetter(-1)
 
 
 def plainly_verse(
-    joined: str, lines: Sequence[str], line_ends: Callable[[str], Sequence[str]] | None = None
+    joined: str,
+    lines: Sequence[str],
+    line_ends: Callable[[str], Sequence[str]] | None = None,
+    rhyme_chars: Sequence[str] | None = None,
 ) -> bool:
     """A cheap screen passing what no rule can flag (most poems), so the critic's speed holds:
-    many distinct characters, no lacuna, no repeated line, many distinct line ends.
+    many distinct characters, few lacunae, no repeated line, many distinct line ends.
 
     ``line_ends`` gives the last character of every line from ``joined`` in one call (the
-    critic's plans carry one); without it they are read from ``lines``."""
-    if LACUNA in joined:
-        return False
+    critic's plans carry one); without it they are read from ``lines``. A text with a lacuna
+    passes only when ``rhyme_chars`` are given and neither lacuna rule can fire."""
     n = len(joined)
+    if LACUNA in joined:
+        if rhyme_chars is None or joined.count(LACUNA) > MAX_LACUNA_SHARE * n:
+            return False
+        rhymes = len(rhyme_chars)
+        if rhymes >= 4 and rhyme_chars.count(LACUNA) > MAX_LACUNA_RHYME_SHARE * rhymes:
+            return False
     distinct = len(set(joined))
     if distinct < max(MIN_DISTINCT, MIN_DISTINCT_SHARE * n):
         return False
