@@ -382,3 +382,34 @@ def test_the_screen_reads_line_ends_from_the_plan_as_from_the_lines(bodies: list
     ends = list(itertools.accumulate(map(len, lines)))
     getter = operator.itemgetter(*[e - 1 for e in ends]) if len(ends) > 1 else (lambda s: (s[ends[0] - 1],))
     assert degeneracy.plainly_verse(joined, lines, getter) == degeneracy.plainly_verse(joined, lines)
+
+
+@settings(derandomize=True, max_examples=500, deadline=None)
+@given(
+    base=st.text(alphabet=st.sampled_from(WIDE), min_size=3, max_size=60),
+    cut=st.tuples(st.integers(0, 60), st.integers(0, 60)),
+    width=st.integers(1, 9),
+    short=st.integers(0, 30),
+)
+def test_a_floor_on_distinct_characters_keeps_the_screen_sound(
+    base: str, cut: tuple[int, int], width: int, short: int
+) -> None:
+    """The critic passes the screen a floor on the distinct characters (its tone codes): any floor
+    at or below the true count may spare the counting, never pass what a rule flags."""
+    a, b = sorted(cut)
+    text = base + base[a:b]
+    lines = [text[i : i + width] for i in range(0, len(text), width)]
+    floor = max(0, len(set(text)) - short)
+    if degeneracy.plainly_verse(text, lines, distinct_floor=floor):
+        assert degeneracy.degenerate_reason_of(degeneracy.measure(lines)) == ""
+
+
+def test_the_critics_tone_codes_floor_the_distinct_characters(critic: Critic) -> None:
+    from poetone.critic import _TONE_DIGIT_OF_CODE
+
+    text = "寻寻觅觅冷冷清清凄凄惨惨戚戚乍暖还寒时候最难将息□𠀋"
+    codes = text.translate(critic._tone_digits).encode("latin-1")
+    assert len(set(codes)) <= len(set(text))
+    digits = codes.translate(_TONE_DIGIT_OF_CODE).decode()
+    assert [int(d) for d in digits] == [critic._tone_digits.mask(ch) for ch in text]
+    assert [critic._tone_digits.mask(ch) for ch in "春仄看□x"] == [1, 2, 3, 0, 0]

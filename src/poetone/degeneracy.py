@@ -128,13 +128,17 @@ def plainly_verse(
     lines: Sequence[str],
     line_ends: Callable[[str], Sequence[str]] | None = None,
     rhyme_chars: Sequence[str] | None = None,
+    distinct_floor: int | None = None,
 ) -> bool:
     """A cheap screen passing what no rule can flag (most poems), so the critic's speed holds:
     many distinct characters, few lacunae, no repeated line, many distinct line ends.
 
     ``line_ends`` gives the last character of every line from ``joined`` in one call (the
     critic's plans carry one); without it they are read from ``lines``. A text with a lacuna
-    passes only when ``rhyme_chars`` are given and neither lacuna rule can fire."""
+    passes only when ``rhyme_chars`` are given and neither lacuna rule can fire.
+    ``distinct_floor``, a number of distinct characters the text is known to have at least,
+    spares counting them where it settles the distinct-character rules (the critic's tone codes
+    give one)."""
     n = len(joined)
     if LACUNA in joined:
         if rhyme_chars is None or joined.count(LACUNA) > MAX_LACUNA_SHARE * n:
@@ -142,9 +146,6 @@ def plainly_verse(
         rhymes = len(rhyme_chars)
         if rhymes >= 4 and rhyme_chars.count(LACUNA) > MAX_LACUNA_RHYME_SHARE * rhymes:
             return False
-    distinct = len(set(joined))
-    if distinct < max(MIN_DISTINCT, MIN_DISTINCT_SHARE * n):
-        return False
     count = len(lines)
     if len(set(lines)) < count:
         return False
@@ -154,10 +155,17 @@ def plainly_verse(
         len(set(line_ends(joined) if line_ends else map(_LAST, lines))) < (1 - MAX_SAME_END_SHARE) * count + 1
     ):
         return False
+    fewest = max(MIN_DISTINCT, MIN_DISTINCT_SHARE * n)
     # Each character inside a repeated run of three has its twin in the run's other occurrence,
     # so runs covering a share c of the text leave at most (1 - c/2)·n distinct characters: with
     # more, the trigram rule cannot fire (most poems), and the runs need not be counted.
-    if distinct > (1 - MAX_REPEATED_TRIGRAM_SHARE / 2) * n:
+    most_with_runs = (1 - MAX_REPEATED_TRIGRAM_SHARE / 2) * n
+    if distinct_floor is not None and distinct_floor >= fewest and distinct_floor > most_with_runs:
+        return True
+    distinct = len(set(joined))
+    if distinct < fewest:
+        return False
+    if distinct > most_with_runs:
         return True
     runs = n - 2
     return runs < 1 or len({joined[i : i + 3] for i in range(runs)}) == runs
