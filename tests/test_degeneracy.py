@@ -166,7 +166,9 @@ def test_lacuna_share_boundary() -> None:
 def test_lost_rhyme_share_boundary() -> None:
     lines = ["江山如画□", "春风又绿□", "明月照高楼", "落花人独立", "微雨燕双飞"]
     assert degeneracy.degenerate_reason(lines, ["□", "□", "楼", "立"]) == ""  # half the rhymes: not above
-    assert "3 of 4 rhyme positions" in degeneracy.degenerate_reason([*lines[:2], "明月照高□", *lines[3:]], ["□", "□", "□", "立"])
+    assert "3 of 4 rhyme positions" in degeneracy.degenerate_reason(
+        [*lines[:2], "明月照高□", *lines[3:]], ["□", "□", "□", "立"]
+    )
     assert degeneracy.degenerate_reason(lines, ["□", "□", "楼"]) == ""  # fewer than four rhyme positions
 
 
@@ -233,13 +235,19 @@ def test_paper_and_official_profiles_keep_the_formula_as_printed() -> None:
 # --- properties -----------------------------------------------------------------------------------
 
 TWO_CHARACTERS = st.tuples(st.sampled_from(HAN), st.sampled_from(HAN)).flatmap(
-    lambda ab: st.lists(st.tuples(st.text(alphabet=st.sampled_from(ab), min_size=1, max_size=9), st.sampled_from(MARKS)), min_size=1, max_size=26)
+    lambda ab: st.lists(
+        st.tuples(st.text(alphabet=st.sampled_from(ab), min_size=1, max_size=9), st.sampled_from(MARKS)),
+        min_size=1,
+        max_size=26,
+    )
 )
 
 
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(cipai=st.sampled_from(CIPAI_20), parts=TWO_CHARACTERS)
-def test_text_of_two_characters_never_scores_above_0_3(critic: Critic, cipai: str, parts: list[tuple[str, str]]) -> None:
+def test_text_of_two_characters_never_scores_above_0_3(
+    critic: Critic, cipai: str, parts: list[tuple[str, str]]
+) -> None:
     text = "".join(c + m for c, m in parts)
     assert critic.score(cipai, text).conformity <= 0.3
 
@@ -251,7 +259,9 @@ def test_text_of_two_characters_never_scores_above_0_3(critic: Critic, cipai: st
     times=st.integers(1, 26),
     mark=st.sampled_from(MARKS),
 )
-def test_one_repeated_clause_never_scores_above_0_3(critic: Critic, cipai: str, clause: str, times: int, mark: str) -> None:
+def test_one_repeated_clause_never_scores_above_0_3(
+    critic: Critic, cipai: str, clause: str, times: int, mark: str
+) -> None:
     assert critic.score(cipai, (clause + mark) * times).conformity <= 0.3
 
 
@@ -297,7 +307,13 @@ def test_the_chance_level_is_far_below_authentic_poems(critic: Critic) -> None:
 
 
 def test_the_reward_gives_0_for_degenerate_text() -> None:
-    rewards = conformity_reward(completions=[FILLER_HUANXISHA, "一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？无可奈何花落去，似曾相识燕归来。小园香径独徘徊。"], cipai=["浣溪沙"] * 2)
+    rewards = conformity_reward(
+        completions=[
+            FILLER_HUANXISHA,
+            "一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？无可奈何花落去，似曾相识燕归来。小园香径独徘徊。",
+        ],
+        cipai=["浣溪沙"] * 2,
+    )
     assert rewards[0] == 0.0 and rewards[1] == 1.0
 
 
@@ -325,7 +341,11 @@ WIDE = "春花秋月何时了往事知多少小楼昨夜又东风故国不堪回
 
 
 @settings(derandomize=True, max_examples=500, deadline=None)
-@given(lines=st.lists(st.text(alphabet=st.sampled_from("春风花月夜江山□年"), min_size=1, max_size=7), min_size=1, max_size=12))
+@given(
+    lines=st.lists(
+        st.text(alphabet=st.sampled_from("春风花月夜江山□年"), min_size=1, max_size=7), min_size=1, max_size=12
+    )
+)
 def test_the_fast_screen_passes_nothing_the_rule_flags(lines: list[str]) -> None:
     if degeneracy.plainly_verse("".join(lines), lines):
         assert degeneracy.degenerate_reason_of(degeneracy.measure(lines)) == ""
@@ -384,32 +404,24 @@ def test_the_screen_reads_line_ends_from_the_plan_as_from_the_lines(bodies: list
     assert degeneracy.plainly_verse(joined, lines, getter) == degeneracy.plainly_verse(joined, lines)
 
 
+# characters that share their low byte: the floor counts them once, the rules apart
+_SAME_LOW_BYTE = "".join(chr(0x4E00 + 256 * k) for k in range(40)) + "".join(chr(0x20000 + 256 * k) for k in range(8))
+
+
 @settings(derandomize=True, max_examples=500, deadline=None)
 @given(
-    base=st.text(alphabet=st.sampled_from(WIDE), min_size=3, max_size=60),
+    base=st.text(alphabet=st.sampled_from(WIDE + _SAME_LOW_BYTE), min_size=3, max_size=60),
     cut=st.tuples(st.integers(0, 60), st.integers(0, 60)),
     width=st.integers(1, 9),
-    short=st.integers(0, 30),
 )
-def test_a_floor_on_distinct_characters_keeps_the_screen_sound(
-    base: str, cut: tuple[int, int], width: int, short: int
-) -> None:
-    """The critic passes the screen a floor on the distinct characters (its tone codes): any floor
-    at or below the true count may spare the counting, never pass what a rule flags."""
+@example(base="\U00020000\U00020401\U00020000", cut=(0, 0), width=3).via(
+    "two characters beyond the BMP, four low bytes in UTF-16"
+)
+def test_the_screen_is_sound_where_characters_share_a_low_byte(base: str, cut: tuple[int, int], width: int) -> None:
+    """The screen floors the distinct characters by their distinct low bytes; characters that
+    share one (and ones beyond the BMP) must never make it pass what a rule flags."""
     a, b = sorted(cut)
     text = base + base[a:b]
     lines = [text[i : i + width] for i in range(0, len(text), width)]
-    floor = max(0, len(set(text)) - short)
-    if degeneracy.plainly_verse(text, lines, distinct_floor=floor):
+    if degeneracy.plainly_verse(text, lines):
         assert degeneracy.degenerate_reason_of(degeneracy.measure(lines)) == ""
-
-
-def test_the_critics_tone_codes_floor_the_distinct_characters(critic: Critic) -> None:
-    from poetone.critic import _TONE_DIGIT_OF_CODE
-
-    text = "寻寻觅觅冷冷清清凄凄惨惨戚戚乍暖还寒时候最难将息□𠀋"
-    codes = text.translate(critic._tone_digits).encode("latin-1")
-    assert len(set(codes)) <= len(set(text))
-    digits = codes.translate(_TONE_DIGIT_OF_CODE).decode()
-    assert [int(d) for d in digits] == [critic._tone_digits.mask(ch) for ch in text]
-    assert [critic._tone_digits.mask(ch) for ch in "春仄看□x"] == [1, 2, 3, 0, 0]

@@ -632,8 +632,7 @@ class Critic:
         prof = self.profile
         # The whole poem's tone classes as one integer, two bits a character: bit 2p set when
         # character p can be 平, bit 2p+1 when it can be 仄 (a base-4 digit per character).
-        codes = joined[::-1].translate(self._tone_digits).encode("latin-1")
-        can = int(codes.translate(_TONE_DIGIT_OF_CODE), 4)
+        can = int(joined[::-1].translate(self._tone_digits), 4)
         w_s, w_t, w_r = self.weights
         best = None
         for reading in self._plans(name, lengths, stanza):
@@ -659,7 +658,7 @@ class Critic:
         if best is None:  # ``only`` names a variant without this stanza
             return self._invalid(name, poem, f"variant {only!r} has no stanza {stanza}", stanza)
         total, s, t, r, plan = best
-        if prof.reject_degenerate and (reason := self._degenerate(joined, plan, clauses, len(set(codes)))):
+        if prof.reject_degenerate and (reason := self._degenerate(joined, plan, clauses)):
             return self._invalid(name, poem, reason, stanza)
         return CriticResult(
             name, total, s, t, r, True, plan.variant.variant.id, poem, "", prof.name, self, joined, plan.bounds, stanza, plan.line_of
@@ -670,10 +669,9 @@ class Critic:
         return CriticResult(name, 0.0, 0.0, 0.0, 0.0, False, None, poem, reason, self.profile.name, self, stanza=stanza)
 
     @staticmethod
-    def _degenerate(joined: str, plan: _Plan, clauses: Sequence[str] = (), distinct_floor: int | None = None) -> str:
+    def _degenerate(joined: str, plan: _Plan, clauses: Sequence[str] = ()) -> str:
         """The degeneracy rule (poetone.degeneracy) on the lines as the chosen variant reads them:
-        the clauses as written (most poems), or the slices of a resegmented reading.
-        ``distinct_floor``: distinct characters the text has at least (its distinct tone codes)."""
+        the clauses as written (most poems), or the slices of a resegmented reading."""
         lines = clauses if plan.as_written and clauses else [joined[a:b] for a, b in plan.bounds]
         rhyme_chars: list[str] = []
         if LACUNA in joined:  # only the lacuna rule reads the rhyme positions
@@ -683,7 +681,7 @@ class Critic:
                 for (a, b), j in zip(plan.bounds, plan.line_of)
                 if j >= 0 and cv.lines[j].rhymed and not cv.lines[j].repeat and b > a
             ]
-        if plainly_verse(joined, lines, plan.line_ends, rhyme_chars, distinct_floor):  # most poems: a few set operations
+        if plainly_verse(joined, lines, plan.line_ends, rhyme_chars):  # most poems: a few set operations
             return ""
         return degenerate_reason_of(measure(lines, rhyme_chars))  # screened above: measure once
 
@@ -721,39 +719,26 @@ class Critic:
         return explain(self, result)
 
 
-#: A tone code's base-4 tone digit, for bytes.translate (the code's two high bits are the mask).
-_TONE_DIGIT_OF_CODE = bytes(b"0123"[code >> 6] for code in range(256))
-
-
-def _tone_code(code_point: int, mask: int) -> str:
-    """One latin-1 character: the tone mask in the two high bits, the code point's low six
-    bits below, so that distinct codes in a text are a floor on its distinct characters."""
-    return chr(mask << 6 | code_point & 63)
-
-
 class _ToneDigits(dict):
-    """str.translate table: a character becomes its tone code (``_tone_code``).
+    """str.translate table: a character becomes its tone mask as a base-4 digit ("0"-"3").
 
-    The translated text, encoded as latin-1, gives the base-4 tone digits with one
-    bytes.translate, and the number of distinct characters at least with a set of small ints:
-    both in C, where a set of the characters themselves costs a new string per character.
     Characters missing from the tone table are looked up once through ``__missing__``: a lacuna
     (□) fits either class where ``lacuna_fits``; anything else fits neither.
     """
 
     def __init__(self, tones: dict[str, int], lacuna_fits: bool = True):
-        super().__init__({ord(ch): _tone_code(ord(ch), m) for ch, m in tones.items()})
+        super().__init__({ord(ch): "0123"[m] for ch, m in tones.items()})
         self.lacuna_fits = lacuna_fits
 
     def __missing__(self, code: int) -> str:
-        value = _tone_code(code, 3 if chr(code) == LACUNA and self.lacuna_fits else 0)
+        value = "3" if chr(code) == LACUNA and self.lacuna_fits else "0"
         if len(self) < _TONE_TABLE_MOST:  # hostile text of every code point cannot grow it without bound
             self[code] = value
         return value
 
     def mask(self, ch: str) -> int:
         """The tone mask the score uses for ``ch`` (1 平, 2 仄, 3 either, 0 none)."""
-        return ord(self[ord(ch)]) >> 6
+        return int(self[ord(ch)])
 
 
 def _largest_group(masks: Sequence[int]) -> int:
