@@ -704,11 +704,12 @@ def test_the_plan_cache_is_bounded_by_size_and_changes_no_score(monkeypatch: pyt
     assert seen == [Critic().score("念奴娇" if k % 2 else "浣溪沙", t).as_dict() for k, t in enumerate(texts)]
 
 
-def test_the_tone_table_does_not_grow_without_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    import poetone.critic
-
+def test_the_tone_table_covers_every_code_point_and_is_shared() -> None:
+    """Indexed by code point over all of Unicode: no text can grow it or miss it, and critics of
+    the same systems share one copy (it takes 9 MB)."""
     critic = Critic()
-    size = len(critic._tone_digits)
-    monkeypatch.setattr(poetone.critic, "_TONE_TABLE_MOST", size + 10)
-    critic.score("浣溪沙", "".join(chr(0x10000 + i) for i in range(500)) + "，一曲新词酒一杯")
-    assert len(critic._tone_digits) <= size + 10
+    assert len(critic._tone_digits) == 0x110000 and Critic()._tone_digits is critic._tone_digits
+    text = "".join(chr(0x10000 + i) for i in range(500)) + "，一曲新词酒一杯"
+    assert critic.score("浣溪沙", text).as_dict() == Critic().score("浣溪沙", text).as_dict()
+    assert [int(critic._tone_digits[ord(ch)]) for ch in "春仄看□x\U0010ffff"] == [1, 2, 3, 0, 0, 0]
+    assert Critic(profile="paper")._tone_digits[ord("□")] == "3"  # a lacuna fits where the profile says so

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from poetone import prosody
-from poetone.critic import _positional, largest_group
+from poetone.critic import _positional, largest_group, tone_digit_mask
 
 if TYPE_CHECKING:
     from poetone.critic import Critic, CriticResult
@@ -63,7 +63,7 @@ def explain(critic: Critic, result: CriticResult) -> dict[str, Any]:
         if row["length_ok"]:
             chars = []
             for pos, (ch, want) in enumerate(zip(text, line.tones)):
-                found = _CLASS[tones.mask(ch)]
+                found = _CLASS[tone_digit_mask(tones, ch)]
                 ok = want == "中" or found == "中" or found == want
                 chars.append({"pos": pos + 1, "char": ch, "expected": want, "found": found, "ok": ok})
             row["tones"] = chars
