@@ -583,8 +583,8 @@ class Critic:
             self._plan_cost += cost
             readings = []
             prof = self.profile
+            written = _identity_bounds(lengths)
             for idx, cv in enumerate(self._variants_of(name, stanza)):
-                written = _identity_bounds(lengths)
                 bounds = _resegment(lengths, cv) if prof.resegment and lengths != cv.lengths else written
                 read = tuple(b - a for a, b in bounds)
                 matched = sum(1 for a, b in zip(read, cv.lengths) if a == b)
