@@ -750,16 +750,19 @@ def _largest_group(masks: Sequence[int]) -> int:
 
 
 def largest_group(masks: Sequence[int]) -> tuple[int, int]:
-    """The group bit most masks share (lowest bit on ties) and how many share it."""
-    union = 0
+    """The group bit most masks share (lowest bit on ties) and how many share it.
+
+    Each mask's bits are counted once (most characters rhyme in one or two groups), rather than
+    every mask tested against every bit of the union."""
+    counts: dict[int, int] = {}
     for m in masks:
-        union |= m
+        while m:
+            bit = m & -m
+            counts[bit] = counts.get(bit, 0) + 1
+            m ^= bit
     best, best_count = 0, 0
-    while union:
-        bit = union & -union
-        union ^= bit
-        count = sum(1 for m in masks if m & bit)
-        if count > best_count:
+    for bit, count in counts.items():
+        if count > best_count or (count == best_count and bit < best):
             best, best_count = bit, count
     return best, best_count
 
