@@ -46,7 +46,7 @@ MODULES: dict[str, tuple[str, list[str]]] = {
     "judge": ("src/poetone/judge.py", ["tests/test_judge.py"]),
     "reward": ("src/poetone/reward.py", []),
     "bon": ("src/poetone/bon.py", []),
-    "stats": ("src/poetone/stats.py", []),
+    "stats": ("src/poetone/stats.py", ["tests/test_stats.py"]),
     "logs": ("src/poetone/logs.py", []),
     "bazi_parse": ("src/poetone/bazi/parse.py", ["tests/test_bazi.py"]),
     "bazi_rules": ("src/poetone/bazi/rules.py", ["tests/test_bazi.py"]),

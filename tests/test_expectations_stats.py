@@ -200,3 +200,57 @@ def test_krippendorff_alpha_two_coders_by_hand() -> None:
     data = [["a", "a", "b", "b"], ["a", "b", "b", "b"]]
     assert krippendorff_alpha(data, "nominal") == pytest.approx(1 - 14 / 30, abs=1e-12)
     assert krippendorff_alpha([["a", "a"], ["a", "a"]]) != krippendorff_alpha([["a", "a"], ["a", "a"]])  # NaN
+
+
+# --- the documented defaults: scipy's percentile bootstrap, 10,000 resamples, seed 0 -----------
+
+
+def _scipy_percentile(x: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """scipy's own percentile bootstrap of the mean with the settings stats.py documents."""
+    ci = bootstrap(
+        (x,), np.mean, n_resamples=10_000, confidence_level=level, method="percentile", rng=np.random.default_rng(0)
+    ).confidence_interval
+    return float(ci.low), float(ci.high)
+
+
+def test_bootstrap_ci_defaults_reproduce_scipy_exactly() -> None:
+    # a report's interval must be reproducible from its description ("percentile bootstrap,
+    # 10,000 resamples, seed 0"): the same resamples, so the same numbers to the last bit
+    x = _sample(50, 5)
+    assert bootstrap_ci(x.tolist()) == Interval(float(x.mean()), *_scipy_percentile(x), 50)
+
+
+def test_paired_bootstrap_defaults_reproduce_scipy_exactly() -> None:
+    a, b = _sample(40, 6), _sample(40, 7)
+    res = paired_bootstrap(a.tolist(), b.tolist())
+    assert (res.low, res.high) == _scipy_percentile(a - b)
+    assert res.mean_diff == pytest.approx(float((a - b).mean()), abs=1e-15) and res.n == 40
+
+
+# --- inputs that are not float64: the statistics are computed in double precision -------------
+
+
+def test_float32_scores_are_averaged_in_double_precision() -> None:
+    # a model's float32 scores: the mean of their exact double values, not a float32 mean
+    x = np.array([0.1, 0.2, 0.7, 0.3], dtype=np.float32)
+    exact = math.fsum(float(v) for v in x) / 4  # 0.32500000111758709
+    assert bootstrap_ci(x).estimate == pytest.approx(exact, abs=1e-16)
+    assert bootstrap_ci(x).estimate != pytest.approx(0.325, abs=1e-12)
+
+
+def test_decimal_scores_are_accepted() -> None:
+    # scores read as Decimal (a NUMERIC database column, json's parse_float=Decimal) are numbers too
+    from decimal import Decimal
+
+    a = [Decimal("0.25"), Decimal("0.5"), Decimal("0.75"), Decimal("1")]
+    zero = [Decimal(0)] * 4
+    # four positive differences: exact signed-rank p = 2/16
+    assert wilcoxon_p(a, zero) == pytest.approx(2 / 16, abs=1e-12)
+    assert wilcoxon_p(zero, a) == pytest.approx(2 / 16, abs=1e-12)
+    res = paired_bootstrap(a, zero)
+    assert res.mean_diff == 0.625 and res.p_wilcoxon == pytest.approx(2 / 16, abs=1e-12)
+    assert (res.low, res.high) == _scipy_percentile(np.array([0.25, 0.5, 0.75, 1.0]))
+    res = paired_bootstrap([0.0] * 4, a)
+    assert res.mean_diff == -0.625
+    iv = bootstrap_ci(a)
+    assert (iv.estimate, iv.low, iv.high) == (0.625, *_scipy_percentile(np.array([0.25, 0.5, 0.75, 1.0])))
