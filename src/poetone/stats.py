@@ -35,8 +35,8 @@ class Interval:
 def bootstrap_ci(values: Sequence[float], n_boot: int = 10_000, level: float = 0.95, seed: int = 0) -> Interval:
     """Percentile bootstrap interval of the mean, resampling items (prompts): ``scipy.stats.bootstrap``.
 
-    A single value, or values that are all equal, have a degenerate interval at the mean (scipy
-    needs two observations and warns on a constant sample).
+    A single value, or values that are all equal, have a degenerate interval at the mean, given
+    at once (scipy needs two observations, and would resample a constant sample for nothing).
     """
     x = np.asarray(values, dtype=float)
     if x.size == 0:
