@@ -430,3 +430,20 @@ def test_all_five_tasks_against_the_local_server(tmp_path: Path, monkeypatch: py
     assert _metric(log, "conformity", "conformity", "mean") == pytest.approx(fmean(r["conformity"] for r in rows))
     assert _metric(log, "conformity", "invalid", "mean") == pytest.approx(fmean(r["invalid"] for r in rows))
     assert os.environ["POETONESTUB_BASE_URL"].startswith("http://127.0.0.1:")
+
+
+def test_metrics_equal_figures_worked_out_by_hand(tmp_path: Path) -> None:
+    """The adapter's metrics against figures that do not come from ``score_answer``: 晏殊's
+    浣溪沙 is the form's own example (龙榆生's 唐宋词格律), so it keeps every length, fixed tone and
+    rhyme of the 正体 (1.0 on each score); an empty answer is invalid (0 on each). Six prompts of
+    each tune, the poem for 浣溪沙 and nothing for 菩萨蛮: every mean is 6/12."""
+    poem = "一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？无可奈何花落去，似曾相识燕归来。小园香径独徘徊。"
+
+    def answer(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        return _output("mockllm", poem if "《浣溪沙》" in input[-1].text else "")
+
+    model = get_model("mockllm/model", custom_outputs=answer)
+    log = _run("poetone/zero_shot", model, tmp_path, task_args={"cipai": "浣溪沙,菩萨蛮"})
+    assert len(log.samples) == 12
+    for key in ("conformity", "structure", "tonal", "rhyme", "invalid"):
+        assert _metric(log, "conformity", key, "mean") == pytest.approx(0.5), key
