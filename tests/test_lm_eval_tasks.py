@@ -147,3 +147,25 @@ def test_the_task_folder_has_a_readme_in_lm_evals_form() -> None:
         config = yaml.safe_load(text)
         name = config.get("group") or config["task"]
         assert f"* `{name}`" in readme, name
+
+
+def test_process_results_gives_figures_worked_out_by_hand() -> None:
+    """The task's per-sample metrics against figures that do not come from ``score_answer``:
+    晏殊's 浣溪沙, the form's own example, scores 1.0 on each score; an empty answer is invalid
+    and 0 on each. Over six prompts of each tune every mean (lm-eval's aggregation) is 6/12."""
+    import importlib.util
+
+    # by its path and under a name of its own: another task folder's utils may be imported already
+    spec = importlib.util.spec_from_file_location("songci_task_utils", TASKS / "songci" / "utils.py")
+    assert spec is not None and spec.loader is not None
+    utils = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(utils)
+    poem = "一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？无可奈何花落去，似曾相识燕归来。小园香径独徘徊。"
+    docs = list(utils.load_songci("zero_shot", cipai="浣溪沙,菩萨蛮")["test"])
+    assert len(docs) == 12
+    rows = [utils.process_results(doc, [poem if doc["cipai"] == "浣溪沙" else ""]) for doc in docs]
+    by_tune = {doc["cipai"]: row for doc, row in zip(docs, rows)}
+    assert by_tune["浣溪沙"] == {"conformity": 1.0, "structure": 1.0, "tonal": 1.0, "rhyme": 1.0, "invalid": 0.0}
+    assert by_tune["菩萨蛮"] == {"conformity": 0.0, "structure": 0.0, "tonal": 0.0, "rhyme": 0.0, "invalid": 1.0}
+    for metric in METRICS:
+        assert fmean(row[metric] for row in rows) == 0.5, metric
