@@ -44,7 +44,7 @@ MODULES: dict[str, tuple[str, list[str]]] = {
     "metadata": ("src/poetone/metadata.py", ["tests/test_metadata.py", "tests/test_cipai_resource.py"]),
     "songci": ("src/poetone/songci.py", ["tests/test_songci.py"]),
     "judge": ("src/poetone/judge.py", ["tests/test_judge.py"]),
-    "reward": ("src/poetone/reward.py", []),
+    "reward": ("src/poetone/reward.py", ["tests/test_generate_critic.py"]),
     "bon": ("src/poetone/bon.py", []),
     "stats": ("src/poetone/stats.py", ["tests/test_stats.py"]),
     "logs": ("src/poetone/logs.py", []),
