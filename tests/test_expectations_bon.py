@@ -236,6 +236,25 @@ def test_the_default_min_score_keeps_a_valid_zero() -> None:
     assert len(rows) == 1 and (s["kept"], s["below_min_score"]) == (1, 0)
 
 
+def test_every_prompt_with_no_eligible_candidate_is_counted() -> None:
+    cands = [cand(1, 0.5, prompt="p1", valid=False), cand(1, 0.5, prompt="p2", copied=True), cand(1, 0.5, prompt="p3")]
+    rows, (s,) = select(cands)
+    assert epochs(rows) == [("m", "p3", 1)]
+    assert (s["no_valid_candidate"], s["kept"], s["below_min_score"]) == (2, 1, 0)
+
+
+def test_every_prompt_below_min_score_is_counted_and_the_next_prompt_still_selected() -> None:
+    cands = [
+        cand(1, 0.25, prompt="p1"),
+        cand(1, 0.125, prompt="p2"),
+        cand(1, 0.75, prompt="p3"),
+        cand(1, 0.5, prompt="p4"),
+    ]
+    rows, (s,) = select(cands, min_score=0.5)
+    assert epochs(rows) == [("m", "p3", 1), ("m", "p4", 1)]
+    assert (s["below_min_score"], s["kept"], s["no_valid_candidate"]) == (2, 2, 0)
+
+
 def test_no_candidates_no_rows_no_summary() -> None:
     assert select([]) == ([], [])
 
@@ -307,12 +326,19 @@ def test_format_summary_written_out() -> None:
 
 def test_build_writes_the_rows_the_dataset_and_the_summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cands = [cand(1, 0.25, source="b.eval"), cand(2, 0.75, source="a.eval"), cand(1, 0.5, prompt="p2", source="b.eval")]
-    monkeypatch.setattr(bon, "read_candidates", lambda paths: (cands, ["bad.json: not a log"]))
+    asked: list[object] = []
+
+    def read_candidates(paths: object) -> tuple[list[Candidate], list[str]]:
+        asked.append(paths)
+        return cands, ["坏.json: not a log"]
+
+    monkeypatch.setattr(bon, "read_candidates", read_candidates)
     out = tmp_path / "new" / "out"
-    got = build(["logs"], out, min_score=0.6)
+    got = build(["logs", "more"], out, min_score=0.6)
+    assert asked == [["logs", "more"]]
     assert isinstance(got, Selection)
     assert epochs(got.rows) == [("m", "p1", 2)]  # p2's best, 0.5, is below 0.6
-    assert got.errors == ["bad.json: not a log"]
+    assert got.errors == ["坏.json: not a log"]
     lines = (out / "train.jsonl").read_text("utf-8").splitlines()
     assert [json.loads(line) for line in lines] == got.rows
     assert '"content": "sys-p1"' in lines[0] and "浣溪沙" in lines[0]  # characters kept, not \\u-escaped
@@ -323,11 +349,12 @@ def test_build_writes_the_rows_the_dataset_and_the_summary(tmp_path: Path, monke
         "rows": 1,
         "data_sha256": hashlib.sha256(canonical.encode("utf-8")).hexdigest(),
         "sources": ["a.eval", "b.eval"],
-        "errors": ["bad.json: not a log"],
+        "errors": ["坏.json: not a log"],
         "summary": got.summary,
     }
-    assert (out / "summary.json").read_text("utf-8").endswith("}\n")
-    assert '  "min_score": 0.6,' in (out / "summary.json").read_text("utf-8")  # indented by two
+    text = (out / "summary.json").read_text("utf-8")
+    assert text.startswith('{\n  "min_score": 0.6,\n  "rows": 1,\n') and text.endswith("}\n")  # indented by two
+    assert '"坏.json: not a log"' in text  # characters kept, not \u-escaped
     import datasets
 
     assert datasets.load_from_disk(str(out / "dataset")).to_list() == got.rows
@@ -358,3 +385,13 @@ def test_build_with_no_candidates_names_the_paths_and_the_errors(
     with pytest.raises(ValueError, match=r"^no candidates in a: no Inspect log or lm-eval samples file found$"):
         build(["a"], tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_build_keeps_every_eligible_best_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # min_score defaults to 0.0: a valid 0.0 and a 0.5 are both kept
+    monkeypatch.setattr(
+        bon, "read_candidates", lambda paths: ([cand(1, 0.0, prompt="p1"), cand(1, 0.5, prompt="p2")], [])
+    )
+    got = build(["logs"], tmp_path)
+    assert epochs(got.rows) == [("m", "p1", 1), ("m", "p2", 1)]
+    assert json.loads((tmp_path / "summary.json").read_text("utf-8"))["min_score"] == 0.0
