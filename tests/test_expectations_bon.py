@@ -395,3 +395,19 @@ def test_build_keeps_every_eligible_best_by_default(tmp_path: Path, monkeypatch:
     got = build(["logs"], tmp_path)
     assert epochs(got.rows) == [("m", "p1", 1), ("m", "p2", 1)]
     assert json.loads((tmp_path / "summary.json").read_text("utf-8"))["min_score"] == 0.0
+
+
+def test_build_writes_utf_8_whatever_the_platforms_default_encoding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pathlib asks io.text_encoding for the default; on Windows it is often cp1252, which has no 浣溪沙
+    import io
+
+    default = io.text_encoding
+    monkeypatch.setattr(
+        io, "text_encoding", lambda encoding, stacklevel=2: "cp1252" if encoding is None else default(encoding)
+    )
+    monkeypatch.setattr(bon, "read_candidates", lambda paths: ([cand(1, 0.5)], ["坏.json: not a log"]))
+    build(["logs"], tmp_path)
+    assert "浣溪沙" in (tmp_path / "train.jsonl").read_bytes().decode("utf-8")
+    assert "坏.json" in (tmp_path / "summary.json").read_bytes().decode("utf-8")
