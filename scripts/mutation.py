@@ -44,8 +44,15 @@ MODULES: dict[str, tuple[str, list[str]]] = {
     "metadata": ("src/poetone/metadata.py", ["tests/test_metadata.py", "tests/test_cipai_resource.py"]),
     "songci": ("src/poetone/songci.py", ["tests/test_songci.py"]),
     "judge": ("src/poetone/judge.py", ["tests/test_judge.py"]),
-    "reward": ("src/poetone/reward.py", []),
-    "bon": ("src/poetone/bon.py", []),
+    "reward": ("src/poetone/reward.py", ["tests/test_generate_critic.py"]),
+    "bon": (
+        "src/poetone/bon.py",
+        # the fast select() tests; test_generate_critic's Inspect/lm-eval runs (6 s + 16 s) are left out
+        [
+            "tests/test_generate_critic.py::test_invalid_and_copied_candidates_never_win",
+            "tests/test_degeneracy.py::test_bon_never_picks_a_degenerate_answer",
+        ],
+    ),
     "stats": ("src/poetone/stats.py", ["tests/test_stats.py"]),
     "logs": ("src/poetone/logs.py", []),
     "bazi_parse": ("src/poetone/bazi/parse.py", ["tests/test_bazi.py"]),
