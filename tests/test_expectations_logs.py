@@ -426,3 +426,44 @@ def test_full_poem_and_eligible() -> None:
         _candidate("zero_shot", "", valid=v, copied=c).eligible
         for v, c in [(True, False), (True, True), (False, False), (False, True)]
     ] == [True, False, False, False]
+
+
+def test_the_profile_named_by_a_doc_scores_its_answers(tmp_path: Path) -> None:
+    # The paper profile reads tones in Mandarin: 席 (an entering-tone character, 仄 in the classical
+    # tones) is xí, level (平), where 浣溪沙 wants 仄 at line 3, position 4. One of 42 characters off:
+    # tonal 41/42; with 来's rhyme 4/5, conformity 0.4·1 + 0.3·41/42 + 0.3·0.8.
+    paper = {**DOC, "profile": "paper"}
+    found = read_file(_samples(tmp_path / "m", [_line(paper, [OFF_RHYME]), _line(DOC, [OFF_RHYME])]))[0]
+    assert (found[0].tonal, found[0].rhyme) == pytest.approx((41 / 42, 0.8))
+    assert found[0].conformity == pytest.approx(0.4 + 0.3 * 41 / 42 + 0.3 * 0.8)
+    assert found[1].conformity == pytest.approx(0.94)  # the default profile: classical tones
+
+
+def test_reading_shows_one_step_per_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[Any] = []
+
+    class Recorder:
+        def __init__(self, description: str, total: Any = None) -> None:
+            calls.append(("start", description, total))
+
+        def __enter__(self) -> Recorder:
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            calls.append(("end",))
+
+        def advance(self, amount: float = 1, detail: str | None = None) -> None:
+            calls.append(("advance", amount, detail))
+
+    monkeypatch.setattr(logs, "Progress", Recorder)
+    a = _samples(tmp_path / "a", [_line(DOC, [YAN_SHU])])
+    b = _samples(tmp_path / "b", ["[]"], name="samples_t_1.jsonl")
+    read_runs([a, b])
+    assert calls == [
+        ("start", "reading logs", 2),
+        ("advance", 0, a.name),
+        ("advance", 1, None),
+        ("advance", 0, "samples_t_1.jsonl"),
+        ("advance", 1, None),
+        ("end",),
+    ]
