@@ -220,10 +220,13 @@ def test_a_log_with_no_songci_sample_is_refused(tmp_path: Path, metas: list[dict
 
 
 def test_one_songci_sample_is_enough_for_a_songci_log(tmp_path: Path) -> None:
-    path = _log(tmp_path / "a.eval", [_sample("x", meta={"strategy": "zero_shot"}), _sample("ok")])
-    found, _, skipped = read_file(path)
+    only_system = [ChatMessageSystem(content="系统")]
+    path = _log(tmp_path / "a.eval", [_sample("x", meta={"strategy": "zero_shot"}), _sample("ok", input=only_system)])
+    found, info, skipped = read_file(path)
     assert [c.prompt_id for c in found] == ["ok"]
     assert len(skipped) == 1
+    assert (found[0].system, found[0].user) == ("系统", "")  # no user message
+    assert found[0].profile == info.profile == "default"  # neither the sample nor the log names one
 
 
 def test_a_bazi_log_and_an_empty_log_are_refused(tmp_path: Path) -> None:
