@@ -237,3 +237,33 @@ def test_a_bazi_log_and_an_empty_log_are_refused(tmp_path: Path) -> None:
         f"{bazi}: a BaZi log (poetone/bazi_theory): report it with `poetone bazi report`",
         f"{empty}: the Inspect log holds no samples (status success)",
     ]
+
+
+def test_valid_and_copied_from_the_scores_metadata_win_over_the_value(tmp_path: Path) -> None:
+    samples = [
+        _sample("a", scores={"conformity": Score(value=SCORED, metadata={"valid": False})}),  # invalid 0.0 says valid
+        _sample("b", scores={"conformity": Score(value={**SCORED, "invalid": 1.0}, metadata={"valid": True})}),
+    ]
+    found = sorted(read_file(_log(tmp_path / "a.eval", samples, meta={"other": 1}))[0], key=lambda c: c.prompt_id)
+    assert [c.valid for c in found] == [False, True]
+    assert [c.profile for c in found] == ["default", "default"]  # the log's metadata names no profile
+    assert read_file(tmp_path / "a.eval")[1].profile == "default"
+
+
+def test_an_unscored_completion_that_copies_the_original_is_copied(tmp_path: Path) -> None:
+    upper, lower = YAN_SHU.split("\n")
+    meta = {"strategy": "completion", "cipai": "浣溪沙", "upper": upper, "original_lower": lower}
+    samples = [_sample("c", meta=meta, output=ModelOutput.from_content("m", lower)), _sample("z")]
+    found = sorted(read_file(_log(tmp_path / "a.eval", samples))[0], key=lambda c: c.prompt_id)
+    assert [(c.prompt_id, c.copied) for c in found] == [("c", True), ("z", False)]
+    assert found[0].conformity == 0.0
+    assert found[0].full_poem == YAN_SHU
+
+
+def test_more_than_20_bad_samples_are_capped(tmp_path: Path) -> None:
+    bad = [_sample(f"s{i:02}", meta={"strategy": "zero_shot", "cipai": "无此调"}) for i in range(22)]
+    path = _log(tmp_path / "a.eval", [*bad, _sample("ok")])
+    found, _, skipped = read_file(path)
+    assert [c.prompt_id for c in found] == ["ok"]
+    assert len(skipped) == 21
+    assert skipped[20] == f"{path}: 2 more bad lines skipped"

@@ -286,11 +286,18 @@ def test_read_runs_names_each_bad_file_and_reads_the_others(tmp_path: Path, monk
         [f"{tmp_path / 'gone'}: no such file or folder"],
     )
 
+    real = logs.read_file
+
     def broken(path: Path) -> Any:
-        raise RuntimeError("x" * 300)
+        if path == good:
+            raise RuntimeError("x" * 300)
+        return real(path)
 
     monkeypatch.setattr(logs, "read_file", broken)
-    assert read_runs([good]) == ([], [], [f"{good}: cannot be read (RuntimeError: {'x' * 200})"])
+    candidates, runs, errors = read_runs([good, second])  # the file after a broken one is still read
+    assert [c.source for c in candidates] == [str(second)]
+    assert [r.source for r in runs] == [str(second)]
+    assert errors == [f"{good}: cannot be read (RuntimeError: {'x' * 200})"]
 
 
 def test_a_file_of_more_than_20_bad_lines_names_20_and_counts_the_rest(tmp_path: Path) -> None:
@@ -467,3 +474,22 @@ def test_reading_shows_one_step_per_file(tmp_path: Path, monkeypatch: pytest.Mon
         ("advance", 1, None),
         ("end",),
     ]
+
+
+def test_a_line_that_is_not_json_is_named_by_read_file(tmp_path: Path) -> None:
+    # a 5,000-digit number: json.loads raises a plain ValueError (Python's 4,300-digit limit on
+    # int conversion), which has no .msg, so the message quotes the error itself
+    path = _samples(tmp_path / "m", ["{", "1" * 5000, _line(DOC, [YAN_SHU])])
+    found, _, skipped = read_file(path)
+    assert len(found) == 1
+    assert skipped[0] == f"{path}, line 1: not JSON (Expecting property name enclosed in double quotes)"
+    assert skipped[1].startswith(
+        f"{path}, line 2: not JSON (Exceeds the limit (4300 digits) for integer string conversion"
+    )
+
+
+def test_the_model_of_a_file_named_without_a_stamp(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    path = _samples(folder, [], name="answers.jsonl")  # no "_": the whole stem is the stamp
+    (folder / "results_answers.json").write_text(json.dumps({"model_name": "named"}), encoding="utf-8")
+    assert lm_eval_model(path) == "named"
