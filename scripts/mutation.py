@@ -54,7 +54,7 @@ MODULES: dict[str, tuple[str, list[str]]] = {
         ],
     ),
     "stats": ("src/poetone/stats.py", ["tests/test_stats.py"]),
-    "logs": ("src/poetone/logs.py", []),
+    "logs": ("src/poetone/logs.py", ["tests/test_expectations_logs.py"]),
     "bazi_parse": ("src/poetone/bazi/parse.py", ["tests/test_bazi.py"]),
     "bazi_rules": ("src/poetone/bazi/rules.py", ["tests/test_bazi.py"]),
 }
