@@ -117,3 +117,13 @@ def test_the_repair_precheck_never_skips_a_repair(text: str) -> None:
 @settings(max_examples=400, deadline=None)
 def test_four_verse_characters_by_regex_as_by_counting(text: str) -> None:
     assert bool(_ENOUGH_HAN.match(text)) == (sum(ch in "春风又绿" for ch in text) >= _MIN_HAN)
+
+
+def test_noncharacters_are_dropped_and_the_poem_kept() -> None:
+    """U+FDD0-FDEF and U+xFFFE/xFFFF are never text (a broken encoder's or a fuzzer's): they go
+    like invisible characters, and the poem around them stays whole; a private-use character
+    (a lost character in old editions) is still a lacuna."""
+    poem = "一曲新词酒一杯，去年天气旧亭台。"
+    assert extract_poem("\U0010ffff" + poem[:8] + "\ufdd0" + poem[8:] + "\ufffe").poem == poem
+    assert extract_poem("\ufdef\U0001fffe").valid is False
+    assert extract_poem(poem[:3] + "\ue000" + poem[4:]).poem == poem[:3] + LACUNA + poem[4:]

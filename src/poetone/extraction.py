@@ -21,12 +21,13 @@ from poetone._chars import GARBLED, GARBLED_RE, LACUNA, VERSE
 # never make a verse line look like prose: format characters (BOM, zero-width space, joiners, word
 # joiner, soft hyphen, bidi marks: Cf), combining marks and variation selectors (Mn, Me), emoji and
 # pictographs (with their modifiers, flags, and the symbol and dingbat blocks: ❀ ★ ♪), and the control
-# characters other than tab and line breaks (NUL, the information separators \x1c-\x1f, C1), and lone
-# surrogates (a broken decoding).
+# characters other than tab and line breaks (NUL, the information separators \x1c-\x1f, C1), lone
+# surrogates (a broken decoding), and the 66 noncharacters (U+FDD0-FDEF, U+FFFE, U+10FFFF, …: never
+# text). Unassigned code points in general stay: a Han character newer than the Unicode tables is one.
 # ``regex`` knows the Unicode properties; removing one never joins two clauses or cuts one.
 _NO_VERSE_CHARS = regex.compile(
     r"[\p{Cf}\p{Cs}\p{Mn}\p{Me}\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}\u2600-\u27bf"
-    r"\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]+"
+    r"\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\p{Noncharacter_Code_Point}]+"
 )
 # Characters that are certainly not among those (ASCII, Latin letters, CJK and fullwidth punctuation, verse):
 # a text of these alone skips the slower Unicode-property scan.
