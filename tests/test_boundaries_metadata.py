@@ -102,7 +102,9 @@ def test_parse_cipai_builds_the_model_with_every_field():
 
 
 def test_defaults_of_optional_fields():
-    c = parse_cipai(_cipai(), "f")
+    data = _cipai()
+    del data["aliases"]
+    c = parse_cipai(data, "f")
     assert (c.aliases, c.source, c.note, c.homonyms) == ((), "", "", ())
     v = c.variants[0]
     assert (v.label, v.source, dict(v.example)) == ("", "", {})
@@ -217,6 +219,7 @@ def test_poetone_format_rhyme_positions_and_zhong_rhyme_tone():
     jia, yi = parse_poetone_metadata(entries, "p.json")
     assert (jia.name, jia.source, jia.origin) == ("甲", "PoeTone cipai_metadata.json", "p.json")
     v0, vb = jia.variants
+    assert (v0.cipai, vb.cipai, yi.variants[0].cipai) == ("甲", "甲", "乙")
     # 中 at a rhyme position takes the tone of rhyme_type: 平韵 -> 平, otherwise 仄
     assert [ln.spec() for ln in v0.lines] == ["平平平 韵A", "仄仄平平 句", "仄仄平 韵A"]
     assert v0.stanza_of_line() == (0, 0, 1)
