@@ -420,7 +420,6 @@ class Critic:
         self.weights = tuple(float(w) for w in weights)
         self.extract = self.profile.extract if extract is None else extract
         self.registry: CipaiRegistry = load_cipai(metadata, metadata_format)
-        self._tones = prosody.tone_table(self.profile.tone_system)
         self._tone_digits = _tone_digit_table(self.profile.tone_system, self.profile.lacuna_fits)
         self._rhymes = prosody.rhyme_table(self.profile.rhyme_system)
         # per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed)
