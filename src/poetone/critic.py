@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from operator import itemgetter
+from operator import eq, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -67,9 +67,13 @@ class _CompiledVariant:
     lengths: tuple[int, ...]
     segments: tuple[tuple[str, tuple[int, ...]], ...]  # (label, line indices)
     has_repeats: bool
+    #: per line length: the bit set of the lines of that length (the LCS's match masks, built once)
+    length_masks: dict[int, int] = field(default_factory=dict, compare=False)
+    chars: int = 0  # characters of all its lines
+    rhymed: int = 0  # its rhymed lines
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass sets each field through object.__setattr__, and plans are built per new shape
 class _Plan:
     """How one variant reads a poem of a given shape: everything that does not depend on the characters."""
 
@@ -104,14 +108,19 @@ def _make_plan(
     tone_class: bool,
     count_missing: bool = False,
     as_written: bool = False,
+    ends: Callable[[str], tuple[str, ...]] | None = None,
 ) -> _Plan:
-    need = compared = matched = 0
-    poem_line = {}  # template line -> the poem line read as it
+    need = compared = matched = placed_chars = placed_rhymed = unplaced_chars = 0
+    lines = cv.lines
+    poem_line = {}  # template line -> the poem line read as it (one at most: every reading is one-to-one)
     for i, ((a, b), j) in enumerate(zip(bounds, line_of)):
         if j < 0:
+            unplaced_chars += b - a
             continue
         poem_line[j] = i
-        tl = cv.lines[j]
+        tl = lines[j]
+        placed_chars += tl.length
+        placed_rhymed += tl.rhymed
         if b - a == tl.length:
             need |= tl.need << (2 * a)
             compared += tl.length
@@ -119,7 +128,7 @@ def _make_plan(
     # which element of a character's rhyme options applies: 0 平, 1 仄, 2 either (no tone check)
     segments = [
         [
-            (bounds[poem_line[j]][1] - 1, (0 if cv.lines[j].rhyme_tone == _PING else 1) if tone_class else 2)
+            (bounds[poem_line[j]][1] - 1, (0 if lines[j].rhyme_tone == _PING else 1) if tone_class else 2)
             for j in idxs
             if j in poem_line
         ]
@@ -128,17 +137,15 @@ def _make_plan(
     if not by_segment:
         segments = [[r for seg in segments for r in seg]]
     rhymes = tuple(tuple(seg) for seg in segments if seg)
-    structure = matched / max(len(bounds), len(cv.lines), 1)
+    structure = matched / max(len(bounds), len(lines), 1)
     missing_chars = missing_rhymes = 0
     if count_missing:
-        for j, tl in enumerate(cv.lines):
-            if j not in poem_line:
-                missing_chars += tl.length
-                missing_rhymes += tl.rhymed
-        # a line of the poem that is not in the form is unmatched too: padding a poem with junk
-        # lines must not keep its tonal credit whole
-        missing_chars += sum(b - a for (a, b), j in zip(bounds, line_of) if j < 0)
-    ends = _chars_at([b - 1 for _, b in bounds]) if bounds else None
+        # the form's lines no poem line is read as; and a line of the poem that is not in the
+        # form is unmatched too: padding a poem with junk lines must not keep its tonal credit whole
+        missing_chars = cv.chars - placed_chars + unplaced_chars
+        missing_rhymes = cv.rhymed - placed_rhymed
+    if ends is None and bounds:
+        ends = _chars_at([b - 1 for _, b in bounds])
     return _Plan(
         structure, idx, cv, bounds, line_of, need, compared, rhymes, missing_chars, missing_rhymes, as_written, ends
     )
@@ -157,30 +164,36 @@ def _positional(n: int, m: int) -> tuple[int, ...]:
     return tuple(i if i < m else -1 for i in range(n))
 
 
-def _lcs_rows(lengths: Sequence[int], want: Sequence[int]) -> list[int]:
-    """Bit-parallel LCS (Hyyrö 2004) of two length sequences: after each poem line, a bit vector
-    whose zero bits among the first j count the LCS of the lines so far with ``want[:j]``."""
+def _length_masks(want: Sequence[int]) -> dict[int, int]:
+    """Per length: the bit set of the positions of ``want`` with that length."""
     masks: dict[int, int] = {}
     for j, w in enumerate(want):
         masks[w] = masks.get(w, 0) | (1 << j)
+    return masks
+
+
+def _lcs_rows(lengths: Sequence[int], want: Sequence[int], masks: dict[int, int] | None = None) -> list[int]:
+    """Bit-parallel LCS (Hyyrö 2004) of two length sequences: after each poem line, a bit vector
+    whose zero bits among the first j count the LCS of the lines so far with ``want[:j]``."""
+    masks = _length_masks(want) if masks is None else masks
     full = (1 << len(want)) - 1
     v, rows = full, [full]
+    get = masks.get
     for x in lengths:
-        u = v & masks.get(x, 0)
+        u = v & get(x, 0)
         v = ((v + u) | (v - u)) & full
         rows.append(v)
     return rows
 
 
-def _aligned_matches(lengths: Sequence[int], want: Sequence[int]) -> int:
+def _aligned_matches(lengths: Sequence[int], want: Sequence[int], masks: dict[int, int] | None = None) -> int:
     """How many lines the best alignment reads at the right length (the last row of ``_lcs_rows``)."""
-    masks: dict[int, int] = {}
-    for j, w in enumerate(want):
-        masks[w] = masks.get(w, 0) | (1 << j)
+    masks = _length_masks(want) if masks is None else masks
     full = (1 << len(want)) - 1
     v = full
+    get = masks.get
     for x in lengths:
-        u = v & masks.get(x, 0)
+        u = v & get(x, 0)
         v = ((v + u) | (v - u)) & full
     return len(want) - v.bit_count()
 
@@ -197,9 +210,12 @@ class _Reading:
     rows: list[int] | None  # the LCS bit vectors ([] until needed), where an alignment reads more lines right than line by line
     as_written: bool = False  # bounds are the poem's clauses as written
     plans: list[_Plan] | None = None
+    read: tuple[int, ...] = ()  # the lengths of the lines as bounded
 
 
-def _alignments(lengths: Sequence[int], want: Sequence[int], rows: list[int] | None = None) -> list[tuple[int, ...]]:
+def _alignments(
+    lengths: Sequence[int], want: Sequence[int], rows: list[int] | None = None, masks: dict[int, int] | None = None
+) -> list[tuple[int, ...]]:
     """The readings of the poem's lines as the form's, in order, with the most right-length lines.
 
     Eq. 2 compares line i with template line i, so one lost or extra clause makes every later
@@ -211,39 +227,53 @@ def _alignments(lengths: Sequence[int], want: Sequence[int], rows: list[int] | N
     fragment that survives from the start or from the end of a poem is read where it stood.
     """
     n, m = len(lengths), len(want)
-    positional = _positional(n, m)
-    matched = sum(1 for a, b in zip(lengths, want) if a == b)
+    matched = sum(map(eq, lengths, want))
     if matched == min(n, m):
-        return [positional]
-    rows = rows or _lcs_rows(lengths, want)
+        return [_positional(n, m)]
+    rows = rows or _lcs_rows(lengths, want, masks)
+    here = m - rows[n].bit_count()  # lcs(n, m)
+    if here <= matched:
+        return [_positional(n, m)]
+    low = [(1 << j) - 1 for j in range(m + 1)]  # low[j]: the first j bits
 
-    def lcs(i: int, j: int) -> int:  # of lengths[:i] and want[:j]
-        return j - (rows[i] & ((1 << j) - 1)).bit_count()
-
-    if lcs(n, m) <= matched:
-        return [positional]
-
-    def reading(late: bool) -> tuple[int, ...]:
-        # lcs(i, j) inlined and carried from step to step (the hot loop of a poem of a new shape):
-        # equal last elements extend the LCS by one, and where no anchor is taken and lcs(i, j - 1)
-        # is smaller, lcs(i - 1, j) is the same
+    # lcs(i, j) of lengths[:i] and want[:j] is j - (rows[i] & low[j]).bit_count(), carried from
+    # step to step (the hot loop of a poem of a new shape): equal last elements extend the LCS
+    # by one, and where no anchor is taken and lcs(i, j - 1) is smaller, lcs(i - 1, j) is the same.
+    def latest() -> tuple[int, ...]:
+        # an anchor wherever the last elements are equal: always part of some LCS
         anchors: list[tuple[int, int]] = []
-        i, j = n, m
-        here = lcs(n, m)
-        while i and j and here:
-            left = j - 1 - (rows[i] & ((1 << (j - 1)) - 1)).bit_count()  # lcs(i, j - 1)
-            if lengths[i - 1] == want[j - 1] and (
-                late or (left < here and j - (rows[i - 1] & ((1 << j) - 1)).bit_count() < here)
-            ):
+        i, j, left_to_take = n, m, here
+        while i and j and left_to_take:
+            if lengths[i - 1] == want[j - 1]:
                 anchors.append((i - 1, j - 1))
-                i, j, here = i - 1, j - 1, here - 1
-            elif left == here:
+                i, j, left_to_take = i - 1, j - 1, left_to_take - 1
+            elif j - 1 - (rows[i] & low[j - 1]).bit_count() == left_to_take:  # lcs(i, j - 1)
                 j -= 1
             else:
                 i -= 1
         return _pair_between(anchors[::-1], n, m)
 
-    return list(dict.fromkeys((reading(late=True), reading(late=False))))
+    def earliest() -> tuple[int, ...]:
+        # an anchor only where neither line can be skipped without losing a match
+        anchors: list[tuple[int, int]] = []
+        i, j, left_to_take = n, m, here
+        while i and j and left_to_take:
+            left = j - 1 - (rows[i] & low[j - 1]).bit_count()  # lcs(i, j - 1)
+            if (
+                left < left_to_take
+                and lengths[i - 1] == want[j - 1]
+                and j - (rows[i - 1] & low[j]).bit_count() < left_to_take  # lcs(i - 1, j)
+            ):
+                anchors.append((i - 1, j - 1))
+                i, j, left_to_take = i - 1, j - 1, left_to_take - 1
+            elif left == left_to_take:
+                j -= 1
+            else:
+                i -= 1
+        return _pair_between(anchors[::-1], n, m)
+
+    late, early = latest(), earliest()
+    return [late] if late == early else [late, early]
 
 
 def _pair_between(anchors: Sequence[tuple[int, int]], n: int, m: int) -> tuple[int, ...]:
@@ -339,7 +369,14 @@ def _compile(variant: Variant) -> _CompiledVariant:
         if cl.rhymed:
             segs.setdefault(cl.segment, []).append(i)
     return _CompiledVariant(
-        variant, tuple(lines), variant.lengths, tuple((k, tuple(v)) for k, v in segs.items()), any(ln.repeat for ln in lines)
+        variant,
+        tuple(lines),
+        variant.lengths,
+        tuple((k, tuple(v)) for k, v in segs.items()),
+        any(ln.repeat for ln in lines),
+        _length_masks(variant.lengths),
+        sum(variant.lengths),
+        sum(ln.rhymed for ln in lines),
     )
 
 
@@ -584,17 +621,20 @@ class Critic:
             prof = self.profile
             written = _identity_bounds(lengths)
             for idx, cv in enumerate(self._variants_of(name, stanza)):
-                bounds = _resegment(lengths, cv) if prof.resegment and lengths != cv.lengths else written
-                read = tuple(b - a for a, b in bounds)
-                matched = sum(1 for a, b in zip(read, cv.lengths) if a == b)
+                bounds, read = written, lengths
+                if prof.resegment and lengths != cv.lengths:
+                    bounds = _resegment(lengths, cv)
+                    if bounds != written:
+                        read = tuple(b - a for a, b in bounds)
+                matched = sum(map(eq, read, cv.lengths))
                 rows = None
                 if prof.align_lines and matched < min(len(read), len(cv.lengths)):
-                    aligned = _aligned_matches(read, cv.lengths)
+                    aligned = _aligned_matches(read, cv.lengths, cv.length_masks)
                     if aligned > matched:
                         matched = aligned
                         rows = []  # an alignment beats line by line; its bit vectors are worked out if read
                 structure = matched / max(len(read), len(cv.lengths), 1)
-                readings.append(_Reading(structure, idx, cv, bounds, rows, bounds == written))
+                readings.append(_Reading(structure, idx, cv, bounds, rows, read is lengths, None, read))
             readings.sort(key=lambda p: (-p.structure, p.index))
             cache[lengths] = readings
         return readings
@@ -602,16 +642,16 @@ class Critic:
     def _readings(self, reading: _Reading) -> list[_Plan]:
         """The plans of one variant's reading: line by line, or every best alignment."""
         if reading.plans is None:
-            prof, cv, bounds = self.profile, reading.variant, reading.bounds
-            read = tuple(b - a for a, b in bounds)
+            prof, cv, bounds, read = self.profile, reading.variant, reading.bounds, reading.read
             if reading.rows is None:
                 line_ofs = [_positional(len(read), len(cv.lengths))]
             else:
-                line_ofs = _alignments(read, cv.lengths, reading.rows)
+                line_ofs = _alignments(read, cv.lengths, reading.rows, cv.length_masks)
+            ends = _chars_at([b - 1 for _, b in bounds]) if bounds else None  # the plans of a reading share its lines
             reading.plans = [
                 _make_plan(
                     reading.index, cv, bounds, line_of, prof.rhyme_by_segment, prof.rhyme_tone_class, prof.count_missing,
-                    reading.as_written,
+                    reading.as_written, ends,
                 )
                 for line_of in line_ofs
             ]
