@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
+from itertools import accumulate
 from operator import eq, itemgetter
 from pathlib import Path
 from typing import Any
@@ -152,11 +153,9 @@ def _make_plan(
 
 
 def _identity_bounds(lengths: Sequence[int]) -> tuple[tuple[int, int], ...]:
-    out, pos = [], 0
-    for n in lengths:
-        out.append((pos, pos + n))
-        pos += n
-    return tuple(out)
+    """Each line as a slice of the joined text, the lines one after another."""
+    ends = list(accumulate(lengths))
+    return tuple(zip([0, *ends[:-1]], ends))
 
 
 def _positional(n: int, m: int) -> tuple[int, ...]:
@@ -289,47 +288,48 @@ def _pair_between(anchors: Sequence[tuple[int, int]], n: int, m: int) -> tuple[i
     return tuple(out)
 
 
-def _resegment(lengths: Sequence[int], cv: _CompiledVariant) -> tuple[tuple[int, int], ...]:
-    """Align clauses to the template where punctuation is missing or doubled.
+def _resegment(lengths: Sequence[int], want: Sequence[int]) -> tuple[int, ...] | None:
+    """Align clauses to the template where punctuation is missing or doubled: the lengths of the
+    lines so read, or None where the clauses are read as written (most poems).
 
     A clause as long as the next k template lines together is split into them (an unprinted
     读 or 句 mark); k clauses as long as the next template line together are joined (a 读 the
     edition printed, or a doubled mark). Both need the lengths to add up exactly, so a poem of
     the wrong shape gains nothing.
     """
-    tpl = cv.lines
-    out: list[tuple[int, int]] = []
-    i = j = pos = 0
-    n, m = len(lengths), len(tpl)
+    read: list[int] | None = None  # copied from the clauses once the first split or join is made
+    i = j = 0
+    n, m = len(lengths), len(want)
     while i < n:
         size = lengths[i]
-        if j < m:
-            want = tpl[j].length
-            if size > want:
-                acc, k = want, j
+        if j < m and size != want[j]:
+            goal = want[j]
+            if size > goal:
+                acc, k = goal, j
                 while acc < size and k + 1 < m:
                     k += 1
-                    acc += tpl[k].length
+                    acc += want[k]
                 if acc == size and k > j:
-                    for q in range(j, k + 1):
-                        out.append((pos, pos + tpl[q].length))
-                        pos += tpl[q].length
+                    if read is None:
+                        read = list(lengths[:i])
+                    read.extend(want[j : k + 1])
                     i, j = i + 1, k + 1
                     continue
-            elif size < want:
+            else:
                 acc, k = size, i
-                while acc < want and k + 1 < n:
+                while acc < goal and k + 1 < n:
                     k += 1
                     acc += lengths[k]
-                if acc == want and k > i:
-                    out.append((pos, pos + want))
-                    pos += want
+                if acc == goal and k > i:
+                    if read is None:
+                        read = list(lengths[:i])
+                    read.append(goal)
                     i, j = k + 1, j + 1
                     continue
-        out.append((pos, pos + size))
-        pos += size
+        if read is not None:
+            read.append(size)
         i, j = i + 1, j + 1
-    return tuple(out)
+    return None if read is None else tuple(read)
 
 
 def _structure_with_repeats(lines: Sequence[str], line_of: Sequence[int], cv: _CompiledVariant) -> float:
@@ -622,10 +622,8 @@ class Critic:
             written = _identity_bounds(lengths)
             for idx, cv in enumerate(self._variants_of(name, stanza)):
                 bounds, read = written, lengths
-                if prof.resegment and lengths != cv.lengths:
-                    bounds = _resegment(lengths, cv)
-                    if bounds != written:
-                        read = tuple(b - a for a, b in bounds)
+                if prof.resegment and lengths != cv.lengths and (split := _resegment(lengths, cv.lengths)) is not None:
+                    bounds, read = _identity_bounds(split), split
                 matched = sum(map(eq, read, cv.lengths))
                 rows = None
                 if prof.align_lines and matched < min(len(read), len(cv.lengths)):
