@@ -359,24 +359,24 @@ def _need(tones: str) -> int:
 
 
 def _compile(variant: Variant) -> _CompiledVariant:
-    lines = []
-    for line in variant.lines:
-        need = _need(line.tones)
-        rtone = _PING if line.rhyme_tone == "平" else _ZE if line.rhyme_tone == "仄" else 0
-        lines.append(_CompiledLine(line.length, need, line.rhymed, line.segment, rtone, line.repeat))
-    segs: dict[str, list[int]] = {}
-    for i, cl in enumerate(lines):
-        if cl.rhymed:
-            segs.setdefault(cl.segment, []).append(i)
+    lines, segs = [], {}
+    for i, line in enumerate(variant.lines):  # Variant.lines and Line's properties are computed per access: read once
+        tones = line.tones
+        rhymed = line.rhymed
+        rtone = (_PING if tones[-1] == "平" else _ZE if tones[-1] == "仄" else 0) if rhymed else 0
+        lines.append(_CompiledLine(len(tones), _need(tones), rhymed, line.segment, rtone, line.repeat))
+        if rhymed:
+            segs.setdefault(line.segment, []).append(i)
+    lengths = tuple(cl.length for cl in lines)
     return _CompiledVariant(
         variant,
         tuple(lines),
-        variant.lengths,
+        lengths,
         tuple((k, tuple(v)) for k, v in segs.items()),
-        any(ln.repeat for ln in lines),
-        _length_masks(variant.lengths),
-        sum(variant.lengths),
-        sum(ln.rhymed for ln in lines),
+        any(cl.repeat for cl in lines),
+        _length_masks(lengths),
+        sum(lengths),
+        sum(cl.rhymed for cl in lines),
     )
 
 
