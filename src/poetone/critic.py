@@ -51,7 +51,7 @@ _NO_RHYME = (0, 0, 0)
 PLAN_CACHE_SLOTS = 400_000
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built for every line of a tune on its first use
 class _CompiledLine:
     length: int
     need: int  # bit 2j set: position j must be 平; bit 2j+1: must be 仄
@@ -280,8 +280,9 @@ def _pair_between(anchors: Sequence[tuple[int, int]], n: int, m: int) -> tuple[i
     out = [-1] * n
     prev_i = prev_j = -1
     for i, j in (*anchors, (n, m)):
-        for pi, pj in zip(range(prev_i + 1, i), range(prev_j + 1, j)):
-            out[pi] = pj
+        gap = min(i - prev_i, j - prev_j) - 1
+        if gap > 0:
+            out[prev_i + 1 : prev_i + 1 + gap] = range(prev_j + 1, prev_j + 1 + gap)
         if i < n:
             out[i] = j
         prev_i, prev_j = i, j
@@ -458,7 +459,6 @@ class Critic:
         self.extract = self.profile.extract if extract is None else extract
         self.registry: CipaiRegistry = load_cipai(metadata, metadata_format)
         self._tone_digits = _tone_digit_table(self.profile.tone_system, self.profile.lacuna_fits)
-        self._rhymes = prosody.rhyme_table(self.profile.rhyme_system)
         # per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed)
         self._rhyme_options = self._build_rhyme_options()
         self._compiled: dict[tuple[str, int | None], tuple[_CompiledVariant, ...]] = {}
@@ -483,20 +483,9 @@ class Critic:
             }
 
     def _build_rhyme_options(self) -> dict[str, tuple[int, int, int]]:
-        """Per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed).
-
-        With ``rhyme_neighbours`` each mask is widened by the neighbouring 部 Song poets mixed; a
-        lacuna (□) fits every group where the profile says ``lacuna_fits``, and none otherwise.
-        """
-        table = self._rhymes
-        if self.profile.rhyme_neighbours:
-            nb = prosody.neighbour_masks(self.profile.rhyme_system)
-            options = {ch: (prosody.widen(p, nb), prosody.widen(z, nb), prosody.widen(p | z, nb)) for ch, (p, z) in table.items()}
-        else:
-            options = {ch: (p, z, p | z) for ch, (p, z) in table.items()}
-        every = (1 << len(prosody.rhyme_group_names(self.profile.rhyme_system))) - 1
-        options[LACUNA] = (every, every, every) if self.profile.lacuna_fits else _NO_RHYME
-        return options
+        """Per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed)."""
+        prof = self.profile
+        return _rhyme_option_table(prof.rhyme_system, prof.rhyme_neighbours, prof.lacuna_fits)
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -753,6 +742,25 @@ class Critic:
         from poetone.render import explain
 
         return explain(self, result)
+
+
+@cache
+def _rhyme_option_table(rhyme_system: str, neighbours: bool, lacuna_fits: bool) -> dict[str, tuple[int, int, int]]:
+    """Per character: the groups it rhymes in as 平, as 仄, and in either tone; built once per
+    system and shared by every critic of it (read only: 20,000 characters take 0.1 s to build).
+
+    With ``neighbours`` each mask is widened by the neighbouring 部 Song poets mixed; a lacuna
+    (□) fits every group where ``lacuna_fits``, and none otherwise.
+    """
+    table = prosody.rhyme_table(rhyme_system)
+    if neighbours:
+        nb = prosody.neighbour_masks(rhyme_system)
+        options = {ch: (prosody.widen(p, nb), prosody.widen(z, nb), prosody.widen(p | z, nb)) for ch, (p, z) in table.items()}
+    else:
+        options = {ch: (p, z, p | z) for ch, (p, z) in table.items()}
+    every = (1 << len(prosody.rhyme_group_names(rhyme_system))) - 1
+    options[LACUNA] = (every, every, every) if lacuna_fits else _NO_RHYME
+    return options
 
 
 @cache
