@@ -14,9 +14,9 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, reduce
 from itertools import accumulate
-from operator import eq, itemgetter
+from operator import and_, eq, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +85,9 @@ class _Plan:
     line_of: tuple[int, ...]  # per line of the poem: the template line it is read as, or -1 (not in the form)
     need: int  # bit 2p (2p+1) set: character p of the joined text must be 平 (仄); right-length lines only
     compared: int  # characters in lines of the right length (Eq. 4's denominator)
-    rhymes: tuple[tuple[tuple[int, int], ...], ...]  # per segment: (character offset, which option) per rhyme
+    #: per segment: its rhyme characters (a function of the joined text), which of a character's
+    #: rhyme options applies (one for all, or one per position) and how many positions it has
+    rhymes: tuple[tuple[Callable[[str], tuple[str, ...]], int | tuple[int, ...], int], ...]
     missing_chars: int = 0  # characters of the form's lines no poem line is read as, and of lines not in the form
     missing_rhymes: int = 0  # rhyme positions of those lines: misses in Eq. 5 (count_missing)
     as_written: bool = False  # the lines are the poem's clauses as written (not resegmented)
@@ -98,6 +100,12 @@ def _chars_at(positions: Sequence[int]) -> Callable[[str], tuple[str, ...]]:
         only = positions[0]
         return lambda text: (text[only],)
     return itemgetter(*positions)
+
+
+def _rhyme_reader(seg: Sequence[tuple[int, int]]) -> tuple[Callable[[str], tuple[str, ...]], int | tuple[int, ...], int]:
+    """A segment's (character offset, which option) pairs as _Plan.rhymes holds them."""
+    which = {w for _, w in seg}
+    return _chars_at([pos for pos, _ in seg]), which.pop() if len(which) == 1 else tuple(w for _, w in seg), len(seg)
 
 
 def _make_plan(
@@ -137,7 +145,7 @@ def _make_plan(
     ]
     if not by_segment:
         segments = [[r for seg in segments for r in seg]]
-    rhymes = tuple(tuple(seg) for seg in segments if seg)
+    rhymes = tuple(_rhyme_reader(seg) for seg in segments if seg)
     structure = matched / max(len(bounds), len(lines), 1)
     missing_chars = missing_rhymes = 0
     if count_missing:
@@ -459,8 +467,11 @@ class Critic:
         self.extract = self.profile.extract if extract is None else extract
         self.registry: CipaiRegistry = load_cipai(metadata, metadata_format)
         self._tone_digits = _tone_digit_table(self.profile.tone_system, self.profile.lacuna_fits)
+        rhyme_systems = (self.profile.rhyme_system, self.profile.rhyme_neighbours, self.profile.lacuna_fits)
         # per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed)
-        self._rhyme_options = self._build_rhyme_options()
+        self._rhyme_options = _rhyme_option_table(*rhyme_systems)
+        #: per option (0 平, 1 仄, 2 either): a character's rhyme mask, 0 for one that rhymes nowhere
+        self._rhyme_masks = _rhyme_mask_lookups(*rhyme_systems)
         self._compiled: dict[tuple[str, int | None], tuple[_CompiledVariant, ...]] = {}
         self._plan_cache: dict[tuple[str, int | None], dict[tuple, list[_Reading]]] = {}
         self._plan_cost = 0  # clause slots held by the plan cache (see PLAN_CACHE_SLOTS)
@@ -481,11 +492,6 @@ class Critic:
             self._literal = {
                 name: tuple(PoetoneVariant.from_variant(v) for v in c.variants) for name, c in self.registry.items()
             }
-
-    def _build_rhyme_options(self) -> dict[str, tuple[int, int, int]]:
-        """Per character: the groups it rhymes in as 平, as 仄, and in either tone (Eq. 5 as printed)."""
-        prof = self.profile
-        return _rhyme_option_table(prof.rhyme_system, prof.rhyme_neighbours, prof.lacuna_fits)
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -714,11 +720,13 @@ class Critic:
         """Eq. 5 per segment, weighted by its positions (one segment in profiles without 换韵);
         the rhyme positions of lines the poem lacks count as misses (``plan.missing_rhymes``)."""
         hits, total = 0, plan.missing_rhymes
-        table = self._rhyme_options
-        for seg in plan.rhymes:
-            masks = [table.get(joined[pos], _NO_RHYME)[which] for pos, which in seg]
-            total += len(masks)
-            hits += _largest_group(masks)
+        for chars_at, which, count in plan.rhymes:
+            if type(which) is int:  # one tone class for the whole segment (the usual case)
+                masks = list(map(self._rhyme_masks[which], chars_at(joined)))
+            else:
+                masks = [self._rhyme_masks[w](ch) for ch, w in zip(chars_at(joined), which)]
+            total += count
+            hits += count if reduce(and_, masks) else largest_group(masks)[1]  # usually all rhyme in one group
         return hits / total if total else 0.0
 
     def _score_literal(self, name: str, text: str) -> CriticResult:
@@ -763,6 +771,21 @@ def _rhyme_option_table(rhyme_system: str, neighbours: bool, lacuna_fits: bool) 
     return options
 
 
+class _MaskOrZero(dict[str, int]):
+    """A character's rhyme mask; 0 for a character the table lacks (and nothing stored for it)."""
+
+    def __missing__(self, key: str) -> int:
+        return 0
+
+
+@cache
+def _rhyme_mask_lookups(rhyme_system: str, neighbours: bool, lacuna_fits: bool) -> tuple[Callable[[str], int], ...]:
+    """Per option (0 平, 1 仄, 2 either) of ``_rhyme_option_table``: the C-level lookup of a
+    character's mask, so that a segment's masks are one ``map``."""
+    options = _rhyme_option_table(rhyme_system, neighbours, lacuna_fits)
+    return tuple(_MaskOrZero({ch: opts[w] for ch, opts in options.items()}).__getitem__ for w in range(3))
+
+
 @cache
 def _tone_digit_table(tone_system: str, lacuna_fits: bool) -> tuple[str, ...]:
     """str.translate table indexed by code point: every character's tone mask as a base-4 digit
@@ -782,16 +805,6 @@ def _tone_digit_table(tone_system: str, lacuna_fits: bool) -> tuple[str, ...]:
 def tone_digit_mask(table: Sequence[str], ch: str) -> int:
     """The tone mask the score uses for ``ch`` (1 平, 2 仄, 3 either, 0 none)."""
     return int(table[ord(ch)])
-
-
-def _largest_group(masks: Sequence[int]) -> int:
-    """Eq. 5's numerator: how many of the characters share the most common rhyme group."""
-    common = -1
-    for m in masks:
-        common &= m
-    if common:
-        return len(masks)  # the usual case: all rhyme in one group
-    return largest_group(masks)[1]
 
 
 def largest_group(masks: Sequence[int]) -> tuple[int, int]:
