@@ -92,6 +92,7 @@ class _Plan:
     missing_rhymes: int = 0  # rhyme positions of those lines: misses in Eq. 5 (count_missing)
     as_written: bool = False  # the lines are the poem's clauses as written (not resegmented)
     line_ends: Callable[[str], tuple[str, ...]] | None = None  # the last character of every line
+    rhyme_bound: float = 1.0  # the best rhyme score any characters could give (positions read over all)
 
 
 def _chars_at(positions: Sequence[int]) -> Callable[[str], tuple[str, ...]]:
@@ -155,8 +156,11 @@ def _make_plan(
         missing_rhymes = cv.rhymed - placed_rhymed
     if ends is None and bounds:
         ends = _chars_at([b - 1 for _, b in bounds])
+    read_rhymes = sum(count for _, _, count in rhymes)
+    rhyme_bound = read_rhymes / (read_rhymes + missing_rhymes) if read_rhymes else 0.0
     return _Plan(
-        structure, idx, cv, bounds, line_of, need, compared, rhymes, missing_chars, missing_rhymes, as_written, ends
+        structure, idx, cv, bounds, line_of, need, compared, rhymes, missing_chars, missing_rhymes, as_written, ends,
+        rhyme_bound,
     )
 
 
@@ -680,7 +684,7 @@ class Critic:
                     t = (plan.compared - faults) / (plan.compared + plan.missing_chars)
                 else:
                     t = 0.0
-                if best is not None and w_s * s + w_t * t + w_r < best[0] - 1e-12:
+                if best is not None and w_s * s + w_t * t + w_r * plan.rhyme_bound < best[0] - 1e-12:
                     continue  # even a perfect rhyme could not win: skip reading the rhymes
                 r = self._rhyme(joined, plan)
                 total = w_s * s + w_t * t + w_r * r
