@@ -245,11 +245,11 @@ def _alignments(
     here = m - rows[n].bit_count()  # lcs(n, m)
     if here <= matched:
         return [_positional(n, m)]
-    low = [(1 << j) - 1 for j in range(m + 1)]  # low[j]: the first j bits
-
-    # lcs(i, j) of lengths[:i] and want[:j] is j - (rows[i] & low[j]).bit_count(), carried from
-    # step to step (the hot loop of a poem of a new shape): equal last elements extend the LCS
-    # by one, and where no anchor is taken and lcs(i, j - 1) is smaller, lcs(i - 1, j) is the same.
+    # lcs(i, j) of lengths[:i] and want[:j] is the count of zero bits of rows[i] among its first
+    # j, so lcs(i, j - 1) == lcs(i, j) exactly where bit j - 1 of rows[i] is set. Each walk goes
+    # back from (n, m) carrying lcs(i, j) (the hot loop of a poem of a new shape): equal last
+    # elements extend the LCS by one, and where no anchor is taken and lcs(i, j - 1) is smaller,
+    # lcs(i - 1, j) is the same.
     def latest() -> tuple[int, ...]:
         # an anchor wherever the last elements are equal: always part of some LCS
         anchors: list[tuple[int, int]] = []
@@ -258,7 +258,7 @@ def _alignments(
             if lengths[i - 1] == want[j - 1]:
                 anchors.append((i - 1, j - 1))
                 i, j, left_to_take = i - 1, j - 1, left_to_take - 1
-            elif j - 1 - (rows[i] & low[j - 1]).bit_count() == left_to_take:  # lcs(i, j - 1)
+            elif rows[i] >> (j - 1) & 1:  # lcs(i, j - 1) == lcs(i, j)
                 j -= 1
             else:
                 i -= 1
@@ -269,16 +269,11 @@ def _alignments(
         anchors: list[tuple[int, int]] = []
         i, j, left_to_take = n, m, here
         while i and j and left_to_take:
-            left = j - 1 - (rows[i] & low[j - 1]).bit_count()  # lcs(i, j - 1)
-            if (
-                left < left_to_take
-                and lengths[i - 1] == want[j - 1]
-                and j - (rows[i - 1] & low[j]).bit_count() < left_to_take  # lcs(i - 1, j)
-            ):
-                anchors.append((i - 1, j - 1))
-                i, j, left_to_take = i - 1, j - 1, left_to_take - 1
-            elif left == left_to_take:
+            if rows[i] >> (j - 1) & 1:  # lcs(i, j - 1) == lcs(i, j): the form's line j - 1 can go
                 j -= 1
+            elif lengths[i - 1] == want[j - 1] and j - (rows[i - 1] & ((1 << j) - 1)).bit_count() < left_to_take:
+                anchors.append((i - 1, j - 1))  # and lcs(i - 1, j) is smaller too
+                i, j, left_to_take = i - 1, j - 1, left_to_take - 1
             else:
                 i -= 1
         return _pair_between(anchors[::-1], n, m)
