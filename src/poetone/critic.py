@@ -66,12 +66,15 @@ class _CompiledVariant:
     variant: Variant
     lines: tuple[_CompiledLine, ...]
     lengths: tuple[int, ...]
-    segments: tuple[tuple[str, tuple[int, ...]], ...]  # (label, line indices)
     has_repeats: bool
     #: per line length: the bit set of the lines of that length (the LCS's match masks, built once)
     length_masks: dict[int, int] = field(default_factory=dict, compare=False)
     chars: int = 0  # characters of all its lines
     rhymed: int = 0  # its rhymed lines
+    rhyme_options: tuple[int, ...] = ()  # per line: which rhyme option its rhyme takes (0 平, 1 仄)
+    #: per rhyme segment, and for all rhymes as one segment: its lines and the option all of them take (None: mixed)
+    segment_reads: tuple[tuple[tuple[int, ...], int | None], ...] = ()
+    merged_reads: tuple[tuple[tuple[int, ...], int | None], ...] = ()
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass sets each field through object.__setattr__, and plans are built per new shape
@@ -103,12 +106,6 @@ def _chars_at(positions: Sequence[int]) -> Callable[[str], tuple[str, ...]]:
     return itemgetter(*positions)
 
 
-def _rhyme_reader(seg: Sequence[tuple[int, int]]) -> tuple[Callable[[str], tuple[str, ...]], int | tuple[int, ...], int]:
-    """A segment's (character offset, which option) pairs as _Plan.rhymes holds them."""
-    which = {w for _, w in seg}
-    return _chars_at([pos for pos, _ in seg]), which.pop() if len(which) == 1 else tuple(w for _, w in seg), len(seg)
-
-
 def _make_plan(
     idx: int,
     cv: _CompiledVariant,
@@ -135,18 +132,18 @@ def _make_plan(
             need |= tl.need << (2 * a)
             compared += tl.length
             matched += 1
-    # which element of a character's rhyme options applies: 0 平, 1 仄, 2 either (no tone check)
-    segments = [
-        [
-            (bounds[poem_line[j]][1] - 1, (0 if lines[j].rhyme_tone == _PING else 1) if tone_class else 2)
-            for j in idxs
-            if j in poem_line
-        ]
-        for _, idxs in cv.segments
-    ]
-    if not by_segment:
-        segments = [[r for seg in segments for r in seg]]
-    rhymes = tuple(_rhyme_reader(seg) for seg in segments if seg)
+    # per segment (or all rhymes as one): its positions read, and which element of a character's
+    # rhyme options applies: 0 平, 1 仄, 2 either (no tone check), one for all where they agree
+    rhymes = []
+    for idxs, option in cv.segment_reads if by_segment else cv.merged_reads:
+        placed = [j for j in idxs if j in poem_line]
+        if not placed:
+            continue
+        which: int | tuple[int, ...] = 2 if not tone_class else option
+        if which is None:
+            whiches = tuple(cv.rhyme_options[j] for j in placed)
+            which = whiches[0] if len(set(whiches)) == 1 else whiches
+        rhymes.append((_chars_at([bounds[poem_line[j]][1] - 1 for j in placed]), which, len(placed)))
     structure = matched / max(len(bounds), len(lines), 1)
     missing_chars = missing_rhymes = 0
     if count_missing:
@@ -159,8 +156,8 @@ def _make_plan(
     read_rhymes = sum(count for _, _, count in rhymes)
     rhyme_bound = read_rhymes / (read_rhymes + missing_rhymes) if read_rhymes else 0.0
     return _Plan(
-        structure, idx, cv, bounds, line_of, need, compared, rhymes, missing_chars, missing_rhymes, as_written, ends,
-        rhyme_bound,
+        structure, idx, cv, bounds, line_of, need, compared, tuple(rhymes), missing_chars, missing_rhymes, as_written,
+        ends, rhyme_bound,
     )
 
 
@@ -376,15 +373,24 @@ def _compile(variant: Variant) -> _CompiledVariant:
         if rhymed:
             segs.setdefault(line.segment, []).append(i)
     lengths = tuple(cl.length for cl in lines)
+    options = tuple(0 if cl.rhyme_tone == _PING else 1 for cl in lines)
+
+    def read(idxs: Sequence[int]) -> tuple[tuple[int, ...], int | None]:
+        agreed = {options[j] for j in idxs}
+        return tuple(idxs), agreed.pop() if len(agreed) == 1 else None
+
+    rhymed_lines = [j for idxs in segs.values() for j in idxs]
     return _CompiledVariant(
         variant,
         tuple(lines),
         lengths,
-        tuple((k, tuple(v)) for k, v in segs.items()),
         any(cl.repeat for cl in lines),
         _length_masks(lengths),
         sum(lengths),
         sum(cl.rhymed for cl in lines),
+        options,
+        tuple(read(idxs) for idxs in segs.values()),
+        (read(rhymed_lines),) if rhymed_lines else (),
     )
 
 
