@@ -41,6 +41,14 @@ NAYIN_SONG = [
 ]  # fmt: skip
 
 
+def _both_ways(forward, backward, tables: dict[str, dict[str, str]]) -> None:
+    """Per day stem: each key maps to its value, and the value back to the key."""
+    for day, table in tables.items():
+        for key, value in table.items():
+            assert forward(day, key) == value, (day, key)
+            assert backward(day, value) == key, (day, value)
+
+
 def test_the_nayin_song_pair_by_pair() -> None:
     for number, (first, second, name) in enumerate(NAYIN_SONG):
         assert rules.nayin(first) == name and rules.nayin(second) == name, (first, second)
@@ -79,12 +87,7 @@ def test_twelve_stages_of_jia_and_yi() -> None:
             ["长生", "沐浴", "冠带", "临官", "帝旺", "衰", "病", "死", "墓", "绝", "胎", "养"],
         )
     )
-    for branch, stage in jia.items():
-        assert rules.twelve_stage("甲", branch) == stage, branch
-        assert rules.stage_branch("甲", stage) == branch
-    for branch, stage in yi.items():
-        assert rules.twelve_stage("乙", branch) == stage, branch
-        assert rules.stage_branch("乙", stage) == branch
+    _both_ways(rules.twelve_stage, rules.stage_branch, {"甲": jia, "乙": yi})
     # 庚长生在巳, 帝旺在酉; 辛长生在子, 帝旺在申
     assert rules.twelve_stage("庚", "巳") == "长生" and rules.twelve_stage("庚", "酉") == "帝旺"
     assert rules.twelve_stage("辛", "子") == "长生" and rules.twelve_stage("辛", "申") == "帝旺"
@@ -97,12 +100,7 @@ def test_ten_gods_of_jia_and_yi() -> None:
     yi = dict(
         zip("乙甲丁丙己戊辛庚癸壬", ["比肩", "劫财", "食神", "伤官", "偏财", "正财", "七杀", "正官", "偏印", "正印"])
     )
-    for stem, god in jia.items():
-        assert rules.ten_god("甲", stem) == god, stem
-        assert rules.ten_god_stem("甲", god) == stem
-    for stem, god in yi.items():
-        assert rules.ten_god("乙", stem) == god, stem
-        assert rules.ten_god_stem("乙", god) == stem
+    _both_ways(rules.ten_god, rules.ten_god_stem, {"甲": jia, "乙": yi})
     # 戊 day master: 甲 克我 阳见阳 七杀, 乙 克我 阳见阴 正官; 壬 我克 同性 偏财, 癸 正财
     assert [rules.ten_god("戊", s) for s in "甲乙壬癸"] == ["七杀", "正官", "偏财", "正财"]
 
