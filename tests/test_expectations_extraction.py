@@ -109,6 +109,38 @@ def test_an_angle_bracket_heading_alone_is_stripped() -> None:
     assert poem_of("<think>先想平仄</think>\n〈浣溪沙〉" + POEM) == POEM
 
 
+def test_a_title_line_of_the_cipai_and_a_title_in_verse_characters_is_dropped() -> None:
+    # 浣溪沙 春恨 is plain verse to the bare path's eye; its first line starting with the cipai
+    # sends it to the line-by-line reading, which drops the title line
+    assert poem_of("浣溪沙 春恨\n" + POEM) == POEM
+
+
+def test_the_cipai_then_verse_on_one_line_keeps_the_verse() -> None:
+    # 浣溪沙 一曲新词酒一杯，…: the cipai goes, the 上片 stays
+    assert extract_poem("浣溪沙 " + POEM, "浣溪沙") == Extraction(POEM, True, "", clean=False)
+
+
+def test_after_an_invisible_character_the_cipai_line_is_still_dropped() -> None:
+    # a zero-width space makes the normalised text differ from the answer; the cipai still counts
+    assert poem_of("\u200b浣溪沙\n" + POEM) == POEM
+    assert poem_of("\ufeff《浣溪沙》" + POEM) == POEM
+
+
+def test_a_note_before_the_poem_does_not_end_the_reading() -> None:
+    # 说明：… opens a notes section; the poem after it is still read
+    assert poem_of("说明：步晏殊原韵。\n\n" + POEM) == POEM
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: a list bulleted with · (U+00B7) is not a list: _LIST_MARK knows - + • only, "
+    "so every line keeps its · and none is verse",
+)
+@pytest.mark.parametrize("cipai", ["", "浣溪沙"])
+def test_a_list_bulleted_with_a_middle_dot(cipai: str) -> None:
+    assert extract_poem("· " + L1 + "\n· " + L2, cipai).poem == POEM
+
+
 # --- reasoning blocks ------------------------------------------------------------------------------
 
 
