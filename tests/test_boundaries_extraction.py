@@ -127,3 +127,46 @@ def test_noncharacters_are_dropped_and_the_poem_kept() -> None:
     assert extract_poem("\U0010ffff" + poem[:8] + "\ufdd0" + poem[8:] + "\ufffe").poem == poem
     assert extract_poem("\ufdef\U0001fffe").valid is False
     assert extract_poem(poem[:3] + "\ue000" + poem[4:]).poem == poem[:3] + LACUNA + poem[4:]
+
+
+# --- the length limits of the regexes, on both sides ------------------------------------------------
+# 晏殊《浣溪沙》, its 上片 and 下片; each limit below is the one written in the regex it names.
+_L1 = "一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？"
+_L2 = "无可奈何花落去，似曾相识燕归来。小园香径独徘徊。"
+_POEM = _L1 + "\n" + _L2
+
+
+def test_a_bracketed_note_of_forty_characters_is_dropped_forty_one_is_not() -> None:
+    # _BRACKETED: （…） of 0-40 characters is an editor's note; a longer bracket is no note, and
+    # the line holding it is then no verse
+    line = "一曲新词酒一杯，去年天气旧亭台。"
+    got = extract_poem("一曲新词酒一杯（" + "注" * 40 + "），去年天气旧亭台。", "")
+    assert (got.poem, got.valid, got.clean) == (line, True, True)
+    assert extract_poem("一曲新词酒一杯（" + "注" * 41 + "），去年天气旧亭台。", "").valid is False
+
+
+def test_two_stray_accented_letters_are_a_lacuna_three_are_not() -> None:
+    # _STRAY_LATIN: one or two accented letters between two Han characters stand for a lost one
+    assert extract_poem("一曲新词酒ò杯，去年天气旧亭台。", "").poem == "一曲新词酒□杯，去年天气旧亭台。"
+    assert extract_poem("一曲新词酒òé杯，去年天气旧亭台。", "").poem == "一曲新词酒□杯，去年天气旧亭台。"
+    assert extract_poem("一曲新词酒òéè杯，去年天气旧亭台。", "").valid is False
+
+
+def test_a_heading_of_thirty_characters_is_dropped_thirty_one_is_not() -> None:
+    # _HEADING: 《…》 of 1-30 characters at the start of a line; a longer one is no heading, so
+    # the line it opens is no verse and only the 下片 is left
+    assert extract_poem("《" + "春" * 29 + "·》" + _POEM, "浣溪沙").poem == _POEM
+    assert extract_poem("《" + "春" * 30 + "·》" + _POEM, "浣溪沙").poem == _L2
+
+
+def test_a_tag_name_of_thirty_one_letters_is_dropped_thirty_two_is_not() -> None:
+    # _OTHER_TAG: a letter then 0-30 word characters; a longer <...> is no tag and its line no verse
+    assert extract_poem("<" + "a" * 31 + ">" + _POEM, "浣溪沙").poem == _POEM
+    assert extract_poem("<" + "a" * 32 + ">" + _POEM, "浣溪沙").poem == _L2
+
+
+def test_a_markdown_header_has_one_to_six_hashes() -> None:
+    # _HEADER: "###### 春恨" is a header (a title, dropped); "####### 春恨" is no header in
+    # markdown (CommonMark reads it as a paragraph), so 春恨 is read as a line of verse
+    assert extract_poem("###### 春恨\n" + _POEM, "浣溪沙").poem == _POEM
+    assert extract_poem("####### 春恨\n" + _POEM, "浣溪沙").poem == "春恨\n" + _POEM
