@@ -81,11 +81,6 @@ def test_angle_brackets_in_a_wrapped_line_are_dropped_like_book_title_marks() ->
 # --- headings naming the cipai -------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: ・ (U+30FB) is in GARBLED (kana), so _repaired makes it a lacuna before the heading is read:"
-    " 《浣溪沙・春恨》 is no heading (the poem's first line is lost) and 浣溪沙・春恨 is read as a verse line",
-)
 @pytest.mark.parametrize("cipai", ["", "浣溪沙", "虞美人"])
 def test_a_heading_with_a_katakana_middle_dot_is_dropped_whatever_the_cipai(cipai: str) -> None:
     # ・ (U+30FB) for · (U+00B7), as Japanese input methods type it: 《tune・title》 is a heading,
@@ -131,11 +126,6 @@ def test_a_note_before_the_poem_does_not_end_the_reading() -> None:
     assert poem_of("说明：步晏殊原韵。\n\n" + POEM) == POEM
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a list bulleted with · (U+00B7) is not a list: _LIST_MARK knows - + • only, "
-    "so every line keeps its · and none is verse",
-)
 @pytest.mark.parametrize("cipai", ["", "浣溪沙"])
 def test_a_list_bulleted_with_a_middle_dot(cipai: str) -> None:
     assert extract_poem("· " + L1 + "\n· " + L2, cipai).poem == POEM

@@ -52,7 +52,7 @@ _THINK_OPEN = re.compile(r"<think(?:ing)?>.*", re.S | re.I)
 _THINK_TAIL = re.compile(r"^.*?</think(?:ing)?>", re.S | re.I)
 _CODE_FENCE = re.compile(r"^\s*```.*$", re.M)
 _MARKDOWN = re.compile(r"[*_`#>~|]+")
-_LIST_MARK = re.compile(r"^\s*(?:[-+•]\s+|\d+[.)、]\s*|[（(]?[一二三四五六七八九十]+[)）、.]\s*)")
+_LIST_MARK = re.compile(r"^\s*(?:[-+•·・]\s+|\d+[.)、]\s*|[（(]?[一二三四五六七八九十]+[)）、.]\s*)")
 # Verse characters: Han, the lacuna □, and characters garbled in transmission (kana, box drawing,
 # U+FFFD, private use), which stand for a lost Han character in old editions.
 _HAN_CLASS = VERSE + GARBLED
