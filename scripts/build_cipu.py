@@ -24,6 +24,9 @@ The conversion, and why (docs/cipai-schema.md, "Generated cipai"):
   run of equal clause lengths and rhymes read back from both ends, at least half of the shorter
   half and at least two clauses); 三段/四段 forms likewise, every stanza ending like the next. Where no
   split has that evidence the form is one stanza.
+- forms Song poets used that the 词谱 lacks come from the hand-curated ``scripts/cipu_song_forms.json``
+  (chosen with benchmarks/form_candidates.py; each attested by two or more poets, else the build
+  refuses it) and are appended after the 词谱's forms. The build never reads the 全宋词.
 - the 20 hand-curated cipai (src/poetone/cipai/) win: a tune whose name or alias is a curated name or
   alias is not generated, and a generated alias that another tune already has is dropped; both are
   listed in BUILD_REPORT.md.
@@ -46,6 +49,7 @@ DEFAULT_SOURCE = ROOT.parent / "shared" / "reference" / "couyun-cipu" / "cipu_al
 DEFAULT_OUT = ROOT / "src" / "poetone" / "cipai_generated"
 CURATED = ROOT / "src" / "poetone" / "cipai"
 TITLES = Path(__file__).resolve().parent / "cipu_titles.tsv"
+SONG_FORMS = Path(__file__).resolve().parent / "cipu_song_forms.json"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _CLAUSE_MARKS = re.compile(r"[，。、？！；：,.?!;:]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\U00020000-\U0003ffff]")
@@ -78,6 +82,7 @@ class Report:
     bad_forms: list[str] = field(default_factory=list)
     merged_forms: int = 0
     one_stanza: list[str] = field(default_factory=list)
+    song_forms: list[str] = field(default_factory=list)
 
 
 def parse_sep(sep: Sequence[str], tone_str: str, where: str, want: Sequence[int] = ()) -> list[Clause]:
@@ -354,6 +359,64 @@ def build_tune(name: str, entry: dict, report: Report) -> dict | None:
     }
 
 
+def read_song_forms(path: Path = SONG_FORMS) -> dict[str, list[dict]]:
+    """The hand-curated forms of scripts/cipu_song_forms.json, per tune, checked.
+
+    A form must name its tune, give its stanzas as line specs, and be attested by poems of at least
+    two distinct poets, each with the first clause quoted; anything less is refused (FormError).
+    """
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    out: dict[str, list[dict]] = {}
+    for i, form in enumerate(data.get("forms", [])):
+        where = f"{path.name} forms[{i}] ({form.get('tune', '?')})"
+        missing = [k for k in ("tune", "stanzas", "poems", "why") if not form.get(k)]
+        if missing:
+            raise FormError(f"{where}: no {', '.join(missing)}")
+        poems = form["poems"]
+        if any(not p.get("poet") or not p.get("first_line") for p in poems):
+            raise FormError(f"{where}: every attesting poem needs its poet and first clause")
+        poets = list(dict.fromkeys(p["poet"] for p in poems))
+        if len(poets) < 2:
+            raise FormError(
+                f"{where}: attested by {len(poets)} poet(s); a form needs two or more poets (one poem's shape is no form)"
+            )
+        out.setdefault(form["tune"], []).append(form)
+    return out
+
+
+def add_song_forms(tune: dict, kind: str, forms: Sequence[dict], report: Report) -> None:
+    """Append the 全宋词 forms of one tune after the 词谱's, ids continuing the numbering."""
+    stanzas_wanted = STANZA_COUNTS.get(kind, 1)
+    known = {json.dumps(v["stanzas"], ensure_ascii=False) for v in tune["variants"]}
+    for form in forms:
+        lines = form["stanzas"]
+        key = json.dumps(lines, ensure_ascii=False)
+        if key in known:
+            raise FormError(f"{tune['name']}: a 全宋词 form repeats a form the 词谱 already has")
+        known.add(key)
+        n = sum(len(re.sub("[^平仄中]", "", s.split(" ")[0])) for st in lines for s in st)
+        poems = "、".join(f"{p['poet']}「{p['first_line']}」" for p in form["poems"])
+        vid = f"又一体{len(tune['variants'])}"
+        if len(lines) == stanzas_wanted:
+            shape = kind
+        elif stanzas_wanted == 1 and len(lines) == 2:  # a 单调 tune written twice over (双叠), as 江城子's 双调
+            shape = "双调"
+        else:
+            shape = "单段 (分段未能推定)"
+        tune["variants"].append(
+            {
+                "id": vid,
+                "label": f"{shape}{n}字 (全宋词)",
+                "source": f"全宋词 {poems}: {form['why']}",
+                "example": {"poet": form["poems"][0]["poet"], "first_line": form["poems"][0]["first_line"]},
+                "stanzas": lines,
+            }
+        )
+        report.song_forms.append(f"{tune['name']} {vid} ({n}字): {poems}")
+
+
 def read_titles(path: Path = TITLES) -> dict[str, list[str]]:
     """The 全宋词 titles of scripts/cipu_titles.tsv, per tune."""
     out: dict[str, list[str]] = {}
@@ -418,10 +481,16 @@ def assign_aliases(
     return {t: g for t, g in homonyms.items() if len(g) > 1}
 
 
-def build(source_path: Path, out: Path, only: Iterable[str] | None = None) -> Report:
+def build(source_path: Path, out: Path, only: Iterable[str] | None = None, song_forms: Path = SONG_FORMS) -> Report:
     source = json.loads(source_path.read_text(encoding="utf-8"))
     curated = curated_names()
     report = Report()
+    extra = read_song_forms(song_forms)
+    for name in extra:
+        if name in curated:
+            raise FormError(f"{song_forms.name}: {name} is a hand-curated cipai; add its forms to its own file")
+        if name not in source:
+            raise FormError(f"{song_forms.name}: {name} is no tune of the 词谱")
     wanted = set(only) if only is not None else None
     tunes: dict[str, dict] = {}
     for name in sorted(source, key=lambda n: (source[n]["index"], n)):
@@ -436,6 +505,8 @@ def build(source_path: Path, out: Path, only: Iterable[str] | None = None) -> Re
         if tune is None:
             report.skipped_tunes.append(f"{name}: no form could be read")
             continue
+        if name in extra:
+            add_song_forms(tune, entry["type"][0], extra[name], report)
         tunes[name] = tune
     homonyms = assign_aliases(tunes, source, curated, report)
     write(out, tunes, source_path, report, homonyms)
@@ -476,6 +547,7 @@ def write(out: Path, tunes: dict[str, dict], source_path: Path, report: Report, 
         ("Tunes not generated", report.skipped_tunes),
         ("Aliases dropped", report.dropped_aliases),
         ("同名异调 titles (scored against each tune)", [f"{t}: {', '.join(g)}" for t, g in sorted(homonyms.items())]),
+        ("Forms the 词谱 lacks, added from scripts/cipu_song_forms.json (Song poets' forms)", report.song_forms),
         ("Forms left out (marks, tones and example disagree)", report.bad_forms),
         ("Forms kept as one stanza (no evidence for the stanza breaks)", report.one_stanza),
     ):
@@ -488,6 +560,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--only", nargs="*", help="build these tunes only (for tests)")
+    ap.add_argument("--song-forms", type=Path, default=SONG_FORMS, help="the hand-curated 全宋词 forms")
     args = ap.parse_args(argv)
     if not args.source.exists():
         print(
@@ -495,10 +568,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    report = build(args.source, args.out, args.only)
+    try:
+        report = build(args.source, args.out, args.only, args.song_forms)
+    except FormError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(
         f"wrote {args.out}: {len(report.skipped_tunes)} tunes skipped, {len(report.dropped_aliases)} aliases dropped, "
-        f"{len(report.bad_forms)} forms left out, {len(report.one_stanza)} forms as one stanza"
+        f"{len(report.bad_forms)} forms left out, {len(report.one_stanza)} forms as one stanza, "
+        f"{len(report.song_forms)} 全宋词 forms added"
     )
     return 0
 

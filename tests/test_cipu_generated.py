@@ -95,7 +95,8 @@ def test_curated_cipai_win(critic: Critic) -> None:
 def test_every_variant_records_its_source_and_example(critic: Critic) -> None:
     for name in ("沁园春", "减字木兰花", "莺啼序"):
         for v in critic.registry[name].variants:
-            assert v.source.startswith(("钦定词谱", "龙榆生")), v.source
+            # the 词谱's forms, or a form Song poets used that it lacks (scripts/cipu_song_forms.json)
+            assert v.source.startswith(("钦定词谱", "龙榆生", "全宋词 ")), v.source
             assert v.example.get("first_line"), v
 
 
