@@ -448,6 +448,8 @@ def assign_aliases(
     missing = sorted(set(titles) - set(tunes))
     report.dropped_aliases += [f"{', '.join(titles[t])}: tune {t} is not generated" for t in missing]
     owner = {n: n for n in tunes} | {k: f"curated {v}" for k, v in curated.items()}
+    for name in tunes:  # a tune's own name in the traditional script is the tune, before any other's alias
+        owner.setdefault(to_trad(name), name)
     homonyms: dict[str, list[str]] = {}
 
     def claim(title: str, name: str) -> bool:

@@ -181,6 +181,33 @@ def test_homonym_title_scores_against_the_tune_the_poem_follows(critic: Critic) 
     assert critic.score("浪淘沙", LANGTAOSHA, variant="正体").cipai == "浪淘沙"  # a variant asked for: that tune only
 
 
+# 贺铸's 思越人 (全宋词, quoted as printed: 城阕) is a 鹧鸪天 (词谱 鹧鸪天: 又名思越人); 欧阳修's 鹤冲天 is a 喜迁莺 (小令; 词谱
+# 喜迁莺: 又名鹤冲天): both titles also name a tune of their own (张泌's 思越人, 柳永's 鹤冲天).
+SIYUEREN_HEZHU = "紫府东风放夜时。步莲秾李伴人归。五更钟动笙歌散，十里月明灯火稀。香苒苒，梦依依。天涯寒尽减春衣。凤凰城阕知何处，寥落星河一雁飞。"
+HECHONGTIAN_OUYANG = (
+    "梅谢粉，柳拖金。香满旧园林。养花天气半晴阴。花好却愁深。花无数。愁无数。花好却愁春去。戴花持酒祝东风。千万莫匆匆。"
+)
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "tune"), [("思越人", SIYUEREN_HEZHU, "鹧鸪天"), ("鹤冲天", HECHONGTIAN_OUYANG, "喜迁莺")]
+)
+def test_a_title_two_tunes_bear_keeps_the_tune_the_poem_follows(
+    critic: Critic, title: str, text: str, tune: str
+) -> None:
+    assert critic.registry.tunes_titled(title) == (title, tune)  # its own tune first
+    assert critic.score(title, text, variant="正体").conformity < 0.6  # the tune of the name does not fit
+    r = critic.score(title, text)
+    assert r.cipai == tune and r.structure == 1.0 and r.conformity >= 0.95, r.as_dict()
+
+
+def test_a_tunes_traditional_name_is_the_tune_before_another_tunes_alias(critic: Critic) -> None:
+    # 鶴沖天 is 鹤冲天 written traditionally, and also 喜迁莺's 又名 鹤冲天 written so: the tune's own
+    # name comes first, as for the simplified title (and 烏夜啼 as 乌夜啼)
+    assert critic.resolve("鶴沖天") == critic.resolve("鹤冲天") == "鹤冲天"
+    assert critic.registry.tunes_titled("烏夜啼") == critic.registry.tunes_titled("乌夜啼") == ("乌夜啼", "相见欢")
+
+
 def test_quan_song_ci_titles_resolve_as_aliases(critic: Critic) -> None:
     for title, tune in (
         ("醉落魄", "一斛珠"),
