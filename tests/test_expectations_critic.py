@@ -219,3 +219,13 @@ def test_poetone_code_refuses_a_variant_or_a_stanza() -> None:
         c.score("浣溪沙", POEM, variant="正体")
     with pytest.raises(ValueError, match=r"^profile 'poetone-code' scores whole poems only$"):
         c.score("浣溪沙", XIAQUE, stanza=1)
+
+
+def test_score_extraction_checks_the_variant_asked_for(critic: Critic) -> None:
+    # the bundled 浣溪沙 has the 正体 and 又一体1 (摊破浣溪沙, 4 lines a stanza: 7 7 7 3)
+    with pytest.raises(ValueError, match=r"^cipai '浣溪沙' has no variant '又一体9'; it has \['正体', '又一体1'\]$"):
+        critic.score_extraction("浣溪沙", Extraction(POEM, True), variant="又一体9")
+    with pytest.raises(ValueError, match=r"^profile 'poetone-code' always takes the best variant$"):
+        Critic(profile="poetone-code").score_extraction("浣溪沙", Extraction(POEM, True), variant="正体")
+    r = critic.score_extraction("浣溪沙", Extraction(POEM, True), variant="正体")
+    assert (r.variant, r.valid) == ("正体", True) and r.conformity == pytest.approx(1.0)
