@@ -16,7 +16,10 @@ import pytest
 from poetone import Critic
 
 POEM = "一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？无可奈何花落去，似曾相识燕归来。小园香径独徘徊。"
-LINES = [["中仄平平中仄平 韵A", "中平中仄仄平平 韵A", "中平中仄仄平平 韵A"], ["中仄中平平仄仄 句", "中平中仄仄平平 韵A", "中平中仄仄平平 韵A"]]
+LINES = [
+    ["中仄平平中仄平 韵A", "中平中仄仄平平 韵A", "中平中仄仄平平 韵A"],
+    ["中仄中平平仄仄 句", "中平中仄仄平平 韵A", "中平中仄仄平平 韵A"],
+]
 # the second line with every fixed tone turned over: 晏殊's poem breaks it
 OTHER = [["中仄平平中仄平 韵A", "中仄中平平仄仄 韵A", "中平中仄仄平平 韵A"], LINES[1]]
 
@@ -43,3 +46,36 @@ def test_a_strictly_better_fit_wins_wherever_it_stands(tmp_path: Path, order: tu
     assert critic.score("试调", POEM).variant == "甲"
     broken = critic.score("试调", POEM, variant="乙")
     assert broken.tonal < 1.0 and broken.conformity < critic.score("试调", POEM).conformity
+
+
+# --- the weights' tolerance and sign; the rhyme-group tie-break ------------------------------
+
+POEM_ZAI = POEM.replace("台", "在")  # 在 is 仄 only: tonal 41/42, rhyme 4/5, structure 1 (see test_expectations_critic)
+
+
+@pytest.mark.parametrize("weights", [(0.5, 0.25, 0.25 + 5e-10), (0.5, 0.25, 0.25 - 5e-10)])
+def test_weights_within_1e_9_of_one_are_accepted(weights: tuple[float, float, float]) -> None:
+    # 0.5·1 + 0.25·41/42 + 0.25·4/5
+    r = Critic(weights=weights).score("浣溪沙", POEM_ZAI)
+    assert r.conformity == pytest.approx(0.7 + 41 / 168, abs=1e-8)
+
+
+@pytest.mark.parametrize("weights", [(0.5, 0.25, 0.25 + 2e-9), (0.5, 0.25, 0.25 - 2e-9), (1.2, -0.1, -0.1)])
+def test_weights_beyond_1e_9_of_one_or_negative_are_refused(weights: tuple[float, float, float]) -> None:
+    with pytest.raises(ValueError, match=r"^weights must be three non-negative numbers summing to 1, got \("):
+        Critic(weights=weights)
+
+
+def test_a_zero_weight_is_allowed_and_drops_its_component() -> None:
+    # (1, 0, 0): the conformity is the structure alone, 1.0, whatever the tone and rhyme faults
+    r = Critic(weights=(1.0, 0.0, 0.0)).score("浣溪沙", POEM_ZAI)
+    assert (r.conformity, r.tonal, r.rhyme) == (1.0, pytest.approx(41 / 42), pytest.approx(0.8))
+
+
+def test_the_largest_rhyme_group_breaks_ties_by_the_lowest_bit() -> None:
+    from poetone.critic import largest_group
+
+    assert largest_group([0b011, 0b110]) == (0b010, 2)  # bit 1 is in both
+    assert largest_group([0b100, 0b010]) == (0b010, 1)  # one each: the lower bit
+    assert largest_group([0b010, 0b100]) == (0b010, 1)  # whatever the order
+    assert largest_group([]) == (0, 0)

@@ -229,3 +229,48 @@ def test_score_extraction_checks_the_variant_asked_for(critic: Critic) -> None:
         Critic(profile="poetone-code").score_extraction("浣溪沙", Extraction(POEM, True), variant="正体")
     r = critic.score_extraction("浣溪沙", Extraction(POEM, True), variant="正体")
     assert (r.variant, r.valid) == ("正体", True) and r.conformity == pytest.approx(1.0)
+
+
+def test_a_rhyme_of_the_right_bu_but_the_wrong_tone_is_a_miss(critic: Critic) -> None:
+    # 台 -> 在 (昨宰切 上声 海 / 昨代切 去声 代: 仄 only, 词林正韵 第五部 like 台): the line's last
+    # position wants 平 (tonal 41/42), and a 平 rhyme position wants a 平 reading (rhyme 4/5):
+    # 0.4 + 0.3·41/42 + 0.3·4/5 = 0.64 + 41/140
+    r = critic.score("浣溪沙", POEM.replace("台", "在"))
+    assert _scores(r) == (pytest.approx(0.64 + 41 / 140), 1.0, pytest.approx(41 / 42), pytest.approx(0.8))
+    assert r.as_dict() == {
+        "cipai": "浣溪沙",
+        "conformity": r.conformity,
+        "structure": 1.0,
+        "tonal": r.tonal,
+        "rhyme": r.rhyme,
+        "valid": True,
+        "variant": "正体",
+    }
+
+
+def test_degeneracy_reads_the_lines_as_resegmented(critic: Critic) -> None:
+    """晏殊's poem with 杯 台 回 徊 all turned into 来: five of its six lines end in 来, over 4/5.
+    Written with its marks, or as one unpunctuated run of 42 characters (resegmented into the
+    正体's six 7-character lines), it is the same six lines, and the same reason."""
+    same_end = POEM.replace("杯", "来").replace("台", "来").replace("回", "来").replace("徊", "来")
+    run = "".join(ch for ch in same_end if ch not in "，。？\n")
+    assert len(run) == 42
+    for text in (same_end, run):
+        r = critic.score_extraction("浣溪沙", Extraction(text, True))
+        assert (r.valid, r.reason, r.profile) == (False, "degenerate: 5 of 6 lines end in 来", "default")
+    # the unpunctuated 晏殊 itself is the six lines of the 正体 and scores 1.0
+    r = critic.score_extraction("浣溪沙", Extraction("".join(ch for ch in POEM if ch not in "，。？\n"), True))
+    assert r.valid and r.conformity == pytest.approx(1.0) and len(r.lines) == 6
+
+
+def test_poetone_code_reads_the_poem_line_by_line(tmp_path: Path) -> None:
+    r = Critic(profile="poetone-code").score("浣溪沙", POEM)
+    assert (r.stanza, r.line_of) == (None, (0, 1, 2, 3, 4, 5))
+    assert r.lines == (
+        "一曲新词酒一杯",
+        "去年天气旧亭台",
+        "夕阳西下几时回",
+        "无可奈何花落去",
+        "似曾相识燕归来",
+        "小园香径独徘徊",
+    )
