@@ -79,3 +79,38 @@ def test_the_largest_rhyme_group_breaks_ties_by_the_lowest_bit() -> None:
     assert largest_group([0b100, 0b010]) == (0b010, 1)  # one each: the lower bit
     assert largest_group([0b010, 0b100]) == (0b010, 1)  # whatever the order
     assert largest_group([]) == (0, 0)
+
+
+# --- the tone-pattern cache of _need: its encoding on a miss, and its size bound --------------
+
+
+def test_a_tone_pattern_not_seen_before_is_encoded_two_bits_a_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    import poetone.critic
+
+    monkeypatch.setattr(poetone.critic, "_NEED", {})
+    # bit 2j: position j must be 平; bit 2j+1: must be 仄. 平仄中仄: bits 0, 3 and 7 = 1 + 8 + 128
+    assert poetone.critic._need("平仄中仄") == 137
+    assert poetone.critic._need("仄") == 2 and poetone.critic._need("中中") == 0
+    assert poetone.critic._NEED == {"平仄中仄": 137, "仄": 2, "中中": 0}
+
+
+def test_a_tune_of_a_fresh_tone_pattern_scores_by_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line of seven 仄 (no 词谱 line has it), with 晏殊's 无可奈何花落去: 无 and 花 are 平 only,
+    可 奈 落 去 仄, 何 either (胡歌切 平, 胡可切 上): 5 of 7. The second line 似曾相识燕归来 fits the
+    正体's 中平中仄仄平平. Tonal 12/14; structure 1; rhyme 1/1: 0.4 + 0.3·6/7 + 0.3."""
+    import poetone.critic
+
+    monkeypatch.setattr(poetone.critic, "_NEED", {})
+    critic = _critic(tmp_path, [("甲", [["仄仄仄仄仄仄仄 句", "中平中仄仄平平 韵A"]])])
+    r = critic.score("试调", "无可奈何花落去，似曾相识燕归来。")
+    assert (r.structure, r.tonal, r.rhyme) == (1.0, pytest.approx(6 / 7), 1.0)
+    assert r.conformity == pytest.approx(0.7 + 1.8 / 7)
+
+
+@pytest.mark.parametrize(("held", "kept"), [(65_535, True), (65_536, False)])
+def test_the_tone_pattern_cache_stops_growing_at_65536(monkeypatch: pytest.MonkeyPatch, held: int, kept: bool) -> None:
+    import poetone.critic
+
+    monkeypatch.setattr(poetone.critic, "_NEED", {str(i): 0 for i in range(held)})
+    assert poetone.critic._need("平仄") == 1 + 8
+    assert ("平仄" in poetone.critic._NEED) is kept
