@@ -114,3 +114,41 @@ def test_the_tone_pattern_cache_stops_growing_at_65536(monkeypatch: pytest.Monke
     monkeypatch.setattr(poetone.critic, "_NEED", {str(i): 0 for i in range(held)})
     assert poetone.critic._need("平仄") == 1 + 8
     assert ("平仄" in poetone.critic._NEED) is kept
+
+
+# --- the tie-break when the first-listed variant is read after a better-structured one -------
+
+# 乙: the 正体's six lines with 去年天气旧亭台 asked for the other tone at all seven places
+# (去 仄, 年 天 平, 气 旧 仄, 亭 台 平 -> 平仄仄平平仄仄): structure 1, tonal 35/42 = 5/6.
+YI = [[LINES[0][0], "平仄仄平平仄仄 句", LINES[0][2]], LINES[1]]
+# 甲: the 正体 with an eight-character fourth line, so the poem's 无可奈何花落去 is the wrong length:
+# structure 5/6, tonal 35/35 = 1 (the lines compared have no fault; every form line is read).
+JIA = [LINES[0], ["中仄中平平仄仄中 句", *LINES[1][1:]]]
+# 甲 with one fault more: 杯 (平) asked to be 仄. Tonal 34/35.
+JIA_WORSE = [["中仄平平中仄仄 句", *LINES[0][1:]], JIA[1]]
+
+
+def test_an_equal_fit_read_later_still_goes_to_the_first_listed_variant(tmp_path: Path) -> None:
+    """With weights (0.5, 0.5, 0): 甲 0.5·5/6 + 0.5·1 = 11/12, 乙 0.5·1 + 0.5·5/6 = 11/12. 乙 has
+    the better structure and is read first; the tie still goes to 甲, listed first."""
+    path = tmp_path / "试调.json"
+    body = {"name": "试调", "variants": [{"id": "甲", "stanzas": JIA}, {"id": "乙", "stanzas": YI}]}
+    path.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+    r = Critic(metadata=path, weights=(0.5, 0.5, 0.0)).score("试调", POEM)
+    assert (r.variant, r.structure, r.tonal) == ("甲", pytest.approx(5 / 6), 1.0)
+    assert r.conformity == pytest.approx(11 / 12)
+
+
+def test_a_slightly_worse_first_listed_variant_loses_to_the_better_structured_one(tmp_path: Path) -> None:
+    # 甲 now 0.5·5/6 + 0.5·34/35 < 11/12: 乙 (11/12) wins
+    path = tmp_path / "试调.json"
+    body = {"name": "试调", "variants": [{"id": "甲", "stanzas": JIA_WORSE}, {"id": "乙", "stanzas": YI}]}
+    path.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+    r = Critic(metadata=path, weights=(0.5, 0.5, 0.0)).score("试调", POEM)
+    assert (r.variant, r.structure, r.tonal) == ("乙", 1.0, pytest.approx(5 / 6))
+    assert r.conformity == pytest.approx(11 / 12)
+
+
+def test_text_that_is_not_a_string_is_named() -> None:
+    with pytest.raises(TypeError, match=r"^text must be a string, got NoneType$"):
+        Critic().score("浣溪沙", None)  # type: ignore[arg-type]
