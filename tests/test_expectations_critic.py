@@ -160,7 +160,7 @@ def homonyms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Critic:
         },
     )
     c = Critic(metadata=path)
-    titled = {"甲调": ("甲调", "乙调", "丙调"), "丙调": ("丙调", "丁调")}
+    titled = {"甲调": ("甲调", "乙调", "丙调"), "乙调": ("乙调", "丙调"), "丙调": ("丙调", "丁调")}
     monkeypatch.setattr(c.registry, "tunes_titled", lambda name: titled.get(name, (name,)))
     return c
 
@@ -170,6 +170,10 @@ def test_a_title_naming_several_tunes_keeps_the_one_the_poem_follows(homonyms: C
     assert homonyms.score("甲调", POEM, variant="正体").conformity == pytest.approx(0.7 + 0.3 * 38 / 42)
     r = homonyms.score("甲调", POEM)
     assert (r.cipai, r.variant) == ("丙调", "正体") and r.conformity == pytest.approx(1.0)
+    # the title's second tune is tried too: 乙调 (the 上阕 alone) reads 3 of the 6 lines, structure
+    # 3/6, tonal 21 / (21 + 21 not in the form), rhyme 3/3: 0.2 + 0.15 + 0.3 = 0.65; 丙调 1.0 wins
+    assert homonyms.score("乙调", POEM, variant="正体").conformity == pytest.approx(0.65)
+    assert homonyms.score("乙调", POEM).cipai == "丙调"
     # an equal fit does not displace the tune the title resolves to (丁调 is 丙调's twin)
     assert homonyms.score("丙调", POEM).cipai == "丙调"
 
@@ -266,7 +270,8 @@ def test_degeneracy_reads_the_lines_as_resegmented(critic: Critic) -> None:
 
 def test_poetone_code_reads_the_poem_line_by_line(tmp_path: Path) -> None:
     r = Critic(profile="poetone-code").score("浣溪沙", POEM)
-    assert (r.stanza, r.line_of) == (None, (0, 1, 2, 3, 4, 5))
+    # the 正体 (six 7-character lines, listed first) over 又一体1 (eight lines)
+    assert (r.variant, r.stanza, r.line_of) == ("正体", None, (0, 1, 2, 3, 4, 5))
     assert r.lines == (
         "一曲新词酒一杯",
         "去年天气旧亭台",
@@ -275,3 +280,40 @@ def test_poetone_code_reads_the_poem_line_by_line(tmp_path: Path) -> None:
         "似曾相识燕归来",
         "小园香径独徘徊",
     )
+
+
+def test_a_degenerate_stanza_keeps_its_stanza(critic: Critic) -> None:
+    r = critic.score("浣溪沙", "春春春春春春春，春春春春春春春。春春春春春春春。", stanza=1)
+    assert (r.valid, r.stanza, r.reason) == (False, 1, "degenerate: 1 distinct character fills the text")
+
+
+def test_a_heading_naming_the_tune_is_not_a_line(critic: Critic) -> None:
+    # the extraction is told the cipai: a bare 浣溪沙 line above the poem is its heading
+    r = critic.score("浣溪沙", "浣溪沙\n" + POEM)
+    assert r.lines[0] == "一曲新词酒一杯" and len(r.lines) == 6 and r.conformity == pytest.approx(1.0)
+
+
+# 韦应物《调笑令》 (龙榆生《唐宋词格律》 调笑令; 二字叠句 at lines 2 and 7), as an invented tune with
+# 中 where the poem and the 谱 differ: the fixed tones checked by hand (胡 平 马 仄 | 放 仄 支 平 下 仄 |
+# 沙 平 雪 入 嘶 平 | 望 去/平 迷 平 | 迷 平 路 去 | 草 上 穷 平 暮 去); rhymes 马 下 (第十部 仄), 嘶 迷
+# (第三部 平), 路 暮 (第四部 仄).
+TIAOXIAO = [
+    "平仄 韵A",
+    "平仄 韵A 叠",
+    "中仄中平中仄 韵A",
+    "中平中仄中平 换B",
+    "中仄中平中平 韵B",
+    "平仄 换C",
+    "平仄 韵C 叠",
+    "中仄中平中仄 韵C",
+]
+HUMA = "胡马，胡马，远放燕支山下。跑沙跑雪独嘶，东望西望路迷。迷路，迷路，边草无穷日暮。"
+
+
+def test_a_repeat_of_the_first_line_is_checked_against_it(tmp_path: Path) -> None:
+    c = Critic(metadata=_write(tmp_path, {"调笑": [("正体", [TIAOXIAO])]}))
+    assert _scores(c.score("调笑", HUMA)) == (pytest.approx(1.0), 1.0, 1.0, 1.0)
+    # 胡马，黄马: the second line (黄 平, 马 仄) fits its tones and rhyme but does not repeat the
+    # first: structure 7/8, 0.4·7/8 + 0.3 + 0.3 = 0.95
+    r = c.score("调笑", HUMA.replace("胡马，胡马", "胡马，黄马"))
+    assert _scores(r) == (pytest.approx(0.95), 0.875, 1.0, 1.0)
