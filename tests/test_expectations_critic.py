@@ -115,6 +115,8 @@ def test_the_plan_cache_holds_exactly_its_budget(monkeypatch: pytest.MonkeyPatch
     c = Critic()
     c.score("浣溪沙", POEM)
     assert c._plan_cost == 12
+    c.score("浣溪沙", POEM.replace("杯", "觞"))  # the same shape: read from the cache, no cost
+    assert c._plan_cost == 12
     c.score("浣溪沙", "一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？无可奈何花落去，似曾相识燕归来。")
     assert len(c._plan_cache[("浣溪沙", None)]) == kept
     assert c._plan_cost == (22 if kept == 2 else 10)
@@ -317,3 +319,23 @@ def test_a_repeat_of_the_first_line_is_checked_against_it(tmp_path: Path) -> Non
     # first: structure 7/8, 0.4·7/8 + 0.3 + 0.3 = 0.95
     r = c.score("调笑", HUMA.replace("胡马，胡马", "胡马，黄马"))
     assert _scores(r) == (pytest.approx(0.95), 0.875, 1.0, 1.0)
+
+
+def test_poetone_code_scores_an_extraction_like_the_text() -> None:
+    c = Critic(profile="poetone-code")
+    r = c.score_extraction("浣溪沙", Extraction(POEM, True))
+    assert (r.cipai, r.variant, r.profile) == ("浣溪沙", "正体", "poetone-code")
+    assert r.as_dict() == c.score("浣溪沙", POEM).as_dict()
+    bad = c.score_extraction("浣溪沙", Extraction("", False, "empty output"))
+    assert (bad.valid, bad.reason, bad.cipai) == (False, "empty output", "浣溪沙")
+
+
+def test_a_doubled_mark_inside_a_line_is_joined_over(critic: Critic, paper_critic: Critic) -> None:
+    # 一曲新词，酒一杯: clauses of 4 and 3 add up to the form's 7 and are read as one line
+    split = POEM.replace("一曲新词酒一杯", "一曲新词，酒一杯")
+    r = critic.score("浣溪沙", split)
+    assert r.lines[0] == "一曲新词酒一杯" and len(r.lines) == 6
+    assert _scores(r) == (pytest.approx(1.0), 1.0, 1.0, 1.0)
+    # and the next line too, each pair joined on its own (4 + 3 = 7 twice, not 4 + 3 + 4)
+    r = critic.score("浣溪沙", split.replace("去年天气旧亭台", "去年天气，旧亭台"))
+    assert r.lines[:2] == ("一曲新词酒一杯", "去年天气旧亭台")
