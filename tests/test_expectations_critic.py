@@ -339,3 +339,21 @@ def test_a_doubled_mark_inside_a_line_is_joined_over(critic: Critic, paper_criti
     # and the next line too, each pair joined on its own (4 + 3 = 7 twice, not 4 + 3 + 4)
     r = critic.score("浣溪沙", split.replace("去年天气旧亭台", "去年天气，旧亭台"))
     assert r.lines[:2] == ("一曲新词酒一杯", "去年天气旧亭台")
+
+
+def test_a_lacuna_fits_every_rhyme_in_paper_and_none_by_default() -> None:
+    """``paper``: Eq. 5 over the whole poem in 词林正韵 without neighbours. 杯 回 徊 are 第三部 and 台
+    has 与之切 (第三部) beside 土来切 (第五部); 来 is 第五部 only: 4 of 5 share 第三部. A lacuna for 来
+    fits every group there (5/5); by default it is unverified, a miss (4/5)."""
+    paper = Critic(profile="paper")  # its own: the lacuna's rhyme masks are built in __init__
+    assert paper.score("浣溪沙", POEM).rhyme == pytest.approx(0.8)
+    assert paper.score("浣溪沙", POEM.replace("来", "□")).rhyme == 1.0
+    assert Critic().score("浣溪沙", POEM.replace("来", "□")).rhyme == pytest.approx(0.8)
+
+
+def test_a_shape_seen_before_is_read_from_the_plan_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(poetone.critic, "PLAN_CACHE_SLOTS", 100)
+    c = Critic()
+    c.score("浣溪沙", POEM)
+    c.score("浣溪沙", POEM.replace("杯", "觞"))  # the same six 7-character clauses
+    assert c._plan_cost == 12 and len(c._plan_cache[("浣溪沙", None)]) == 1
