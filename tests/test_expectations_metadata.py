@@ -262,3 +262,42 @@ def test_files_of_ones_own_are_read_as_utf8_whatever_the_platforms_default(tmp_p
     entry = {"Cipai": "浣溪沙", "stanza1": {"lines": ["平平仄仄仄平平"], "rhyme_positions": [1]}}
     theirs.write_text(json.dumps([entry], ensure_ascii=False), encoding="utf-8")
     assert list(md.load_cipai(theirs, "poetone")) == ["浣溪沙"]
+
+
+# --- messages and origins written out -----------------------------------------------------------
+
+
+def test_a_bad_line_message_in_full():
+    with pytest.raises(MetadataError) as info:
+        md.parse_line("平仄", "f line 1")
+    assert str(info.value) == (
+        "f line 1: bad line '平仄': expected tones of 平仄中, a space, an ending "
+        "(句, 读, 韵X, 叶X, 换X with X a capital letter) and optionally ' 叠'"
+    )
+
+
+def test_a_variant_without_stanzas_is_named():
+    data = {"name": "甲乙", "variants": [{"id": "v1"}]}
+    with pytest.raises(MetadataError, match=r"^f \(甲乙\) variant 'v1': missing field 'stanzas'$"):
+        parse_cipai(data, "f")
+
+
+def test_the_origin_is_the_whole_file_name_whatever_it_holds():
+    # a copied file "词谱 (卷一).json" holds " (" itself; a name may hold a space
+    assert parse_cipai(_cipai("甲乙"), "词谱 (卷一).json").origin == "词谱 (卷一).json"
+    assert parse_cipai(_cipai("甲乙"), "a (b) (c).json").origin == "a (b) (c).json"
+    assert parse_cipai(_cipai("甲 乙"), "f.json").origin == "f.json"
+
+
+@pytest.mark.xfail(strict=True, reason="origin is cut at the last ' (': a name holding ' (' cuts it short")
+def test_the_origin_of_a_name_holding_a_bracket():
+    assert parse_cipai(_cipai("甲 (乙)"), "f.json").origin == "f.json"
+
+
+def test_only_spaces_and_title_brackets_are_stripped_from_a_name():
+    reg = CipaiRegistry([parse_cipai(_cipai("浣溪沙"), "f")])
+    assert reg.resolve(" 〈《浣溪沙》〉\u3000") == "浣溪沙"
+    for spelling in ("浣溪沙X", "X浣溪沙"):
+        with pytest.raises(md.UnknownCipaiError) as info:
+            reg.resolve(spelling)
+        assert info.value.suggestions == ["浣溪沙"]
