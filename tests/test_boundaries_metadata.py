@@ -483,3 +483,34 @@ def test_dataclass_models_direct():
     assert v.lengths == (2, 1) and v.char_count == 3 and v.stanza_of_line() == (0, 1)
     c = Cipai(name="c", variants=(v,))
     assert c.variant("i") is v
+
+
+# --- the suggestions of an unknown name: six close spellings, ratio 0.3 at least ----------------
+
+
+def test_suggestions_look_at_the_six_closest_spellings():
+    # "浣溪" against 浣溪沙 (2·2/5 = 0.8), 浣溪沙一 … (2·2/6 = 0.667 each) and 浣纱 (2·1/4 = 0.5)
+    five = _reg(_cipai(name="浣溪沙", aliases=["浣溪沙一", "浣溪沙二", "浣溪沙三", "浣溪沙四"]), _cipai(name="浣纱"))
+    with pytest.raises(UnknownCipaiError) as info:
+        five.resolve("浣溪")
+    assert info.value.suggestions == ["浣溪沙", "浣纱"]  # 浣纱 is the sixth closest spelling
+    six = _reg(
+        _cipai(name="浣溪沙", aliases=["浣溪沙一", "浣溪沙二", "浣溪沙三", "浣溪沙四", "浣溪沙五"]), _cipai(name="浣纱")
+    )
+    with pytest.raises(UnknownCipaiError) as info:
+        six.resolve("浣溪")
+    assert info.value.suggestions == ["浣溪沙"]  # 浣纱 is the seventh
+
+
+def test_suggestions_need_a_ratio_of_at_least_0_3():
+    # "甲乙丙" shares 3 characters with a 17-character name: 2·3/(3 + 17) = 0.3, kept;
+    # with an 18-character one 2·3/21 = 0.286, dropped
+    at = "甲乙丙子丑寅卯辰巳午未申酉戌亥天地"
+    below = at + "人"
+    assert (len(at), len(below)) == (17, 18)
+    with pytest.raises(UnknownCipaiError) as info:
+        _reg(_cipai(name=at)).resolve("甲乙丙")
+    assert info.value.suggestions == [at]
+    with pytest.raises(UnknownCipaiError) as info:
+        _reg(_cipai(name=below)).resolve("甲乙丙")
+    assert info.value.suggestions == []
