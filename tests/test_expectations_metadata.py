@@ -289,7 +289,6 @@ def test_the_origin_is_the_whole_file_name_whatever_it_holds():
     assert parse_cipai(_cipai("甲 乙"), "f.json").origin == "f.json"
 
 
-@pytest.mark.xfail(strict=True, reason="origin is cut at the last ' (': a name holding ' (' cuts it short")
 def test_the_origin_of_a_name_holding_a_bracket():
     assert parse_cipai(_cipai("甲 (乙)"), "f.json").origin == "f.json"
 

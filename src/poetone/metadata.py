@@ -177,7 +177,7 @@ def parse_cipai(data: Any, where: str = "<cipai>") -> Cipai:
     if not isinstance(data, dict):
         raise MetadataError(f"{where}: a cipai must be a JSON object")
     name = _require(data, "name", str, where)
-    where = f"{where} ({name})"
+    origin, where = where, f"{where} ({name})"
     aliases = data.get("aliases", [])
     if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
         raise MetadataError(f"{where}: 'aliases' must be a list of strings")
@@ -229,7 +229,7 @@ def parse_cipai(data: Any, where: str = "<cipai>") -> Cipai:
         aliases=tuple(aliases),
         source=str(data.get("source", "")),
         note=str(data.get("note", "")),
-        origin=where.rsplit(" (", 1)[0],
+        origin=origin,
         homonyms=_parse_homonyms(data.get("homonyms", []), where),
     )
 
