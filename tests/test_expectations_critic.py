@@ -357,3 +357,15 @@ def test_a_shape_seen_before_is_read_from_the_plan_cache(monkeypatch: pytest.Mon
     c.score("浣溪沙", POEM)
     c.score("浣溪沙", POEM.replace("杯", "觞"))  # the same six 7-character clauses
     assert c._plan_cost == 12 and len(c._plan_cache[("浣溪沙", None)]) == 1
+
+
+def test_the_extract_argument_overrides_the_profile() -> None:
+    # a chat answer: a preamble line, then 晏殊's poem. Extracted (the default profile's setting),
+    # the preamble goes and the poem is perfect; with extract=False the text is read as it stands,
+    # so the preamble's ten characters are a line the form lacks. And the paper profile reads the
+    # answer the same way whichever it is told.
+    answer = "好的这是我写的浣溪沙：\n" + POEM
+    assert Critic().score("浣溪沙", answer).conformity == 1.0
+    raw = Critic(extract=False).score("浣溪沙", answer)
+    assert raw.valid and raw.conformity < 1.0 and raw.lines[0] == "好的这是我写的浣溪沙"
+    assert Critic(profile="paper", extract=False).score("浣溪沙", answer).conformity < 1.0
