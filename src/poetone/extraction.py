@@ -114,7 +114,6 @@ _INTRO_COLON = re.compile(r"[：:]")
 _CLAUSE_MARK = re.compile(r"[，。？！；、,.?!;]")
 _TONE_PATTERN = re.compile(r"[平仄中○●◐⊙，。？！；、,.?!;\s]+")  # 中仄中平中仄平，…: a form, not a poem
 _MAX_CLAUSE = 12
-_MIN_CLAUSES = 1
 _MIN_HAN = 4
 # A text that is nothing but verse: clauses of 1-12 characters between clause marks, one or more lines.
 _VERSE_LINE = rf"[{_HAN_CLASS}]{{1,{_MAX_CLAUSE}}}(?:[，。？！；、,.?!; \t\u3000]+[{_HAN_CLASS}]{{1,{_MAX_CLAUSE}}})*[，。？！；、,.?!; \t\u3000]*"
@@ -140,6 +139,8 @@ class Extraction:
 
 
 def _strip_reasoning(text: str) -> str:
+    if "<" not in text:  # no tag at all (most answers): nothing to strip
+        return text
     text = _THINK_CLOSED.sub("\n", text)
     if re.search(r"</think(?:ing)?>", text, re.I):
         text = _THINK_TAIL.sub("\n", text)
@@ -313,13 +314,17 @@ def _wrapped_poem(text: str, cipai: str, depth: int = 0) -> Extraction:
             blocks[-1].append(line)
         elif blocks[-1]:
             blocks.append([])
-    sizes = [(sum(len(_HAN.findall(ln)) for ln in b), i) for i, b in enumerate(blocks)]
-    return _verdict(blocks[max(sizes)[1]])
+    found = [b for b in blocks if b]
+    if len(found) > 1:  # the largest block wins, the later of two equal ones
+        sizes = [(sum(len(_HAN.findall(ln)) for ln in b), i) for i, b in enumerate(blocks)]
+        return _verdict(blocks[max(sizes)[1]])
+    return _verdict(found[0] if found else [])  # a block's every line holds verse: one block is the largest
 
 
 def _verdict(lines: list[str]) -> Extraction:
-    clauses = [c for ln in lines for c in _CLAUSE_SPLIT.split(ln) if c]
-    han = sum(len(c) for c in clauses)
-    if len(clauses) < _MIN_CLAUSES or han < _MIN_HAN:
+    # the characters of its clauses (what is left once the marks are gone); _MIN_HAN of them make
+    # at least one clause
+    han = sum(len(_CLAUSE_SPLIT.sub("", ln)) for ln in lines)
+    if han < _MIN_HAN:
         return Extraction("", False, "no poem found" if not lines else f"too short to be a poem ({han} characters)")
     return Extraction("\n".join(lines), True)
