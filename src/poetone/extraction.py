@@ -324,7 +324,7 @@ def _wrapped_poem(text: str, cipai: str, depth: int = 0) -> Extraction:
 def _verdict(lines: list[str]) -> Extraction:
     # the characters of its clauses (what is left once the marks are gone); _MIN_HAN of them make
     # at least one clause
-    han = sum(len(_CLAUSE_SPLIT.sub("", ln)) for ln in lines)
+    han = len(_CLAUSE_SPLIT.sub("", "".join(lines)))
     if han < _MIN_HAN:
         return Extraction("", False, "no poem found" if not lines else f"too short to be a poem ({han} characters)")
     return Extraction("\n".join(lines), True)
