@@ -247,19 +247,24 @@ def _alignments(
     # back from (n, m) carrying lcs(i, j) (the hot loop of a poem of a new shape): equal last
     # elements extend the LCS by one, and where no anchor is taken and lcs(i, j - 1) is smaller,
     # lcs(i - 1, j) is the same.
-    def latest() -> tuple[int, ...]:
-        # an anchor wherever the last elements are equal: always part of some LCS
+    def latest() -> tuple[tuple[int, ...], bool]:
+        # an anchor wherever the last elements are equal: always part of some LCS. Also whether
+        # every anchor was forced (neither line could be skipped without losing a match): then
+        # the earliest walk takes the same steps, and there is one reading
         anchors: list[tuple[int, int]] = []
         i, j, left_to_take = n, m, here
+        forced = True
         while i and j and left_to_take:
             if lengths[i - 1] == want[j - 1]:
+                if forced and (rows[i] >> (j - 1) & 1 or j - (rows[i - 1] & ((1 << j) - 1)).bit_count() == left_to_take):
+                    forced = False
                 anchors.append((i - 1, j - 1))
                 i, j, left_to_take = i - 1, j - 1, left_to_take - 1
             elif rows[i] >> (j - 1) & 1:  # lcs(i, j - 1) == lcs(i, j)
                 j -= 1
             else:
                 i -= 1
-        return _pair_between(anchors[::-1], n, m)
+        return _pair_between(anchors[::-1], n, m), forced
 
     def earliest() -> tuple[int, ...]:
         # an anchor only where neither line can be skipped without losing a match
@@ -275,7 +280,10 @@ def _alignments(
                 i -= 1
         return _pair_between(anchors[::-1], n, m)
 
-    late, early = latest(), earliest()
+    late, forced = latest()
+    if forced:
+        return [late]
+    early = earliest()
     return [late] if late == early else [late, early]
 
 
