@@ -71,6 +71,7 @@ class _CompiledVariant:
     length_masks: dict[int, int] = field(default_factory=dict, compare=False)
     chars: int = 0  # characters of all its lines
     rhymed: int = 0  # its rhymed lines
+    needs: tuple[int, ...] = ()  # per line: its tone requirement bits (_CompiledLine.need)
     rhyme_options: tuple[int, ...] = ()  # per line: which rhyme option its rhyme takes (0 平, 1 仄)
     #: per rhyme segment, and for all rhymes as one segment: its lines and the option all of them take (None: mixed)
     segment_reads: tuple[tuple[tuple[int, ...], int | None], ...] = ()
@@ -117,21 +118,18 @@ def _make_plan(
     as_written: bool = False,
     ends: Callable[[str], tuple[str, ...]] | None = None,
 ) -> _Plan:
-    need = compared = matched = placed_chars = placed_rhymed = unplaced_chars = 0
-    lines = cv.lines
+    need = compared = matched = unplaced_chars = 0
+    lengths, needs = cv.lengths, cv.needs
     poem_line = {}  # template line -> the poem line read as it (one at most: every reading is one-to-one)
     for i, ((a, b), j) in enumerate(zip(bounds, line_of)):
         if j < 0:
             unplaced_chars += b - a
-            continue
-        poem_line[j] = i
-        tl = lines[j]
-        placed_chars += tl.length
-        placed_rhymed += tl.rhymed
-        if b - a == tl.length:
-            need |= tl.need << (2 * a)
-            compared += tl.length
-            matched += 1
+        else:
+            poem_line[j] = i
+            if b - a == lengths[j]:
+                need |= needs[j] << (2 * a)
+                compared += b - a
+                matched += 1
     # per segment (or all rhymes as one): its positions read, and which element of a character's
     # rhyme options applies: 0 平, 1 仄, 2 either (no tone check), one for all where they agree
     rhymes = []
@@ -144,16 +142,16 @@ def _make_plan(
             whiches = tuple(cv.rhyme_options[j] for j in placed)
             which = whiches[0] if len(set(whiches)) == 1 else whiches
         rhymes.append((_chars_at([bounds[poem_line[j]][1] - 1 for j in placed]), which, len(placed)))
-    structure = matched / max(len(bounds), len(lines), 1)
+    structure = matched / max(len(bounds), len(lengths), 1)
+    read_rhymes = sum(count for _, _, count in rhymes)  # the rhymed lines placed: the segments hold them all
     missing_chars = missing_rhymes = 0
     if count_missing:
         # the form's lines no poem line is read as; and a line of the poem that is not in the
         # form is unmatched too: padding a poem with junk lines must not keep its tonal credit whole
-        missing_chars = cv.chars - placed_chars + unplaced_chars
-        missing_rhymes = cv.rhymed - placed_rhymed
+        missing_chars = cv.chars - sum(map(lengths.__getitem__, poem_line)) + unplaced_chars
+        missing_rhymes = cv.rhymed - read_rhymes
     if ends is None and bounds:
         ends = _chars_at([b - 1 for _, b in bounds])
-    read_rhymes = sum(count for _, _, count in rhymes)
     rhyme_bound = read_rhymes / (read_rhymes + missing_rhymes) if read_rhymes else 0.0
     return _Plan(
         structure, idx, cv, bounds, line_of, need, compared, tuple(rhymes), missing_chars, missing_rhymes, as_written,
@@ -396,6 +394,7 @@ def _compile(variant: Variant) -> _CompiledVariant:
         _length_masks(lengths),
         sum(lengths),
         sum(cl.rhymed for cl in lines),
+        tuple(cl.need for cl in lines),
         options,
         tuple(read(idxs) for idxs in segs.values()),
         (read(rhymed_lines),) if rhymed_lines else (),
