@@ -33,7 +33,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from poetone import Critic, prosody
-from poetone.validation import fits_exactly, is_damaged, is_fragment, lenient, load_corpus, tune_title
+from poetone.validation import fits_exactly, is_damaged, is_fragment, lenient, load_corpus, titled_poems
 
 SHARED = Path(os.environ.get("POETONE_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
 CORPUS = SHARED / "data/quan-song-ci/quan_song_ci.dev.json"
@@ -124,15 +124,7 @@ def align(a: list[tuple[int, bool]], b: list[tuple[int, bool]]) -> list[tuple[st
 def candidates(critic: Critic, corpus: list[dict], min_poets: int = 2, only: set[str] | None = None) -> list[dict]:
     free = lenient(critic)
     by_shape: dict[tuple[str, tuple[int, ...]], list[dict]] = defaultdict(list)
-    for rec in corpus:
-        title = tune_title(rec)
-        if not title or title.startswith("失调名"):
-            continue
-        try:
-            critic.registry.resolve(title)
-        except Exception:  # unknown title
-            continue
-        text = "\n".join(rec.get("paragraphs", []))
+    for rec, title, text in titled_poems(critic, corpus):
         result = critic.score(title, text)
         tune = result.cipai
         if critic.registry.is_curated(tune) or (only and tune not in only):

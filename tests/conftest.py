@@ -7,8 +7,11 @@ both skip with a clear reason when the folder is absent, as on a user's machine.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -49,3 +52,16 @@ def critic() -> Critic:
 @pytest.fixture(scope="session")
 def paper_critic() -> Critic:
     return Critic(profile="paper")
+
+
+@pytest.fixture(scope="session")
+def build_cipu() -> ModuleType:
+    """scripts/build_cipu.py as a module: it is a script beside the package, not part of it."""
+    spec = importlib.util.spec_from_file_location(
+        "build_cipu", Path(__file__).resolve().parents[1] / "scripts" / "build_cipu.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["build_cipu"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module

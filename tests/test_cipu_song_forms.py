@@ -4,10 +4,8 @@ line; the tests that read the 全宋词 or run the build need ../shared."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,14 +17,6 @@ from poetone.validation import lenient
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "src" / "poetone" / GENERATED_FOLDER
 CURATED = ROOT / "src" / "poetone" / "cipai"
-
-
-def _build_module():
-    spec = importlib.util.spec_from_file_location("build_cipu", ROOT / "scripts" / "build_cipu.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["build_cipu"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 FORMS_FILE = ROOT / "scripts" / "cipu_song_forms.json"
@@ -48,11 +38,6 @@ RUIHEXIAN = (
     "被姮娥、做了殷勤，仙桂一枝入手。知否。风流别驾，近日人呼，文章太守。天长地久。岁岁上、乃翁寿。"
     "记从来人道，相门出相，金印累累尽有。但直须，周公拜前，鲁公拜后。"
 )
-
-
-@pytest.fixture(scope="module")
-def critic() -> Critic:
-    return Critic()
 
 
 def _added(critic: Critic, tune: str) -> list:
@@ -100,8 +85,8 @@ def _write_forms(path: Path, poems: list[dict]) -> Path:
     return path
 
 
-def test_the_file_rejects_a_form_of_one_poet(tmp_path: Path) -> None:
-    build = _build_module()
+def test_the_file_rejects_a_form_of_one_poet(tmp_path: Path, build_cipu) -> None:
+    build = build_cipu
     one = [{"poet": "李清照", "first_line": "风定落花深"}, {"poet": "李清照", "first_line": "帘外五更风"}]
     with pytest.raises(build.FormError, match="attested by 1 poet"):
         build.read_song_forms(_write_forms(tmp_path / "one.json", one))
@@ -113,14 +98,16 @@ def test_the_file_rejects_a_form_of_one_poet(tmp_path: Path) -> None:
     assert list(build.read_song_forms(_write_forms(tmp_path / "two.json", two))) == ["好事近"]
 
 
-def test_the_committed_file_reads() -> None:
-    forms = _build_module().read_song_forms(FORMS_FILE)
+def test_the_committed_file_reads(build_cipu) -> None:
+    forms = build_cipu.read_song_forms(FORMS_FILE)
     assert sum(len(v) for v in forms.values()) == 35 and len(forms) == 18
 
 
 @pytest.mark.shared
-def test_the_build_refuses_a_form_of_one_poet(shared: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    build = _build_module()
+def test_the_build_refuses_a_form_of_one_poet(
+    shared: Path, tmp_path: Path, capsys: pytest.CaptureFixture, build_cipu
+) -> None:
+    build = build_cipu
     source = shared / "reference" / "couyun-cipu" / "cipu_all.json"
     bad = _write_forms(tmp_path / "one.json", [{"poet": "李清照", "first_line": "风定落花深"}])
     with pytest.raises(build.FormError, match="two or more poets"):
@@ -142,8 +129,8 @@ def test_the_build_refuses_a_form_of_one_poet(shared: Path, tmp_path: Path, caps
 
 
 @pytest.mark.shared
-def test_a_build_with_the_forms_matches_the_committed_files(shared: Path, tmp_path: Path) -> None:
-    build = _build_module()
+def test_a_build_with_the_forms_matches_the_committed_files(shared: Path, tmp_path: Path, build_cipu) -> None:
+    build = build_cipu
     source = shared / "reference" / "couyun-cipu" / "cipu_all.json"
     tunes = sorted({f["tune"] for f in FORMS})
     build.build(source, tmp_path / "a", tunes)

@@ -160,17 +160,18 @@ def test_a_generated_tune_and_its_index_are_read_as_utf8_whatever_the_platforms_
 # --- what the registry remembers ---------------------------------------------------------------
 
 
+def _langtaosha_registry(folder: Path) -> CipaiRegistry:
+    """A registry whose generated index names 浪淘沙令 and 浪淘沙慢, the bare 浪淘沙 printed for both."""
+    index = {
+        "names": {"浪淘沙令": "浪淘沙令", "浪淘沙慢": "浪淘沙慢", "浪淘沙": "浪淘沙令"},
+        "order": ["浪淘沙令", "浪淘沙慢"],
+        "homonyms": {"浪淘沙": ["浪淘沙令", "浪淘沙慢"]},
+    }
+    return CipaiRegistry([parse_cipai(_cipai("甲乙"), "f")], md.GeneratedCipai(_generated_folder(folder, index, {})))
+
+
 def test_a_remembered_title_is_answered_without_resolving_again(tmp_path):
-    folder = _generated_folder(
-        tmp_path,
-        {
-            "names": {"浪淘沙令": "浪淘沙令", "浪淘沙慢": "浪淘沙慢", "浪淘沙": "浪淘沙令"},
-            "order": ["浪淘沙令", "浪淘沙慢"],
-            "homonyms": {"浪淘沙": ["浪淘沙令", "浪淘沙慢"]},
-        },
-        {},
-    )
-    reg = CipaiRegistry([parse_cipai(_cipai("甲乙"), "f")], md.GeneratedCipai(folder))
+    reg = _langtaosha_registry(tmp_path)
     assert reg.tunes_titled("浪淘沙·北戴河") == ("浪淘沙令", "浪淘沙慢")
 
     def no_second_resolve(name):
@@ -193,16 +194,7 @@ def test_a_remembered_spelling_is_not_worked_out_again():
 
 def test_only_the_bare_homonym_title_names_every_tune(tmp_path):
     # 浪淘沙 is printed for 浪淘沙令 and 浪淘沙慢; 浪淘沙令 itself (no separator after 浪淘沙) is one tune
-    folder = _generated_folder(
-        tmp_path,
-        {
-            "names": {"浪淘沙令": "浪淘沙令", "浪淘沙慢": "浪淘沙慢", "浪淘沙": "浪淘沙令"},
-            "order": ["浪淘沙令", "浪淘沙慢"],
-            "homonyms": {"浪淘沙": ["浪淘沙令", "浪淘沙慢"]},
-        },
-        {},
-    )
-    reg = CipaiRegistry([parse_cipai(_cipai("甲乙"), "f")], md.GeneratedCipai(folder))
+    reg = _langtaosha_registry(tmp_path)
     assert reg.tunes_titled("浪淘沙令") == ("浪淘沙令",)
     assert reg.tunes_titled("浪淘沙令·北戴河") == ("浪淘沙令",)
     assert reg.tunes_titled("浪淘沙·北戴河") == ("浪淘沙令", "浪淘沙慢")

@@ -15,7 +15,7 @@ import json
 import re
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -487,6 +487,19 @@ def tune_title(rec: dict[str, Any]) -> str:
     return str(rec.get("rhythmic", "")).split("・")[0].split("·")[0].strip()
 
 
+def titled_poems(critic: Critic, corpus: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], str, str]]:
+    """(record, its tune title, its text) for each poem whose title (失调名 aside) names a known cipai."""
+    for rec in corpus:
+        title = tune_title(rec)
+        if not title or title.startswith("失调名"):
+            continue
+        try:
+            critic.registry.resolve(title)
+        except UnknownCipaiError:
+            continue
+        yield rec, title, "\n".join(rec.get("paragraphs", []))
+
+
 def title_resolution(critic: Critic, corpus: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """How many poems with a tune title (失调名 aside) resolve to a known cipai, and the titles that do not."""
     n = resolved = curated = 0
@@ -531,15 +544,7 @@ def all_cipai_report(critic: Critic, corpus: Sequence[dict[str, Any]], seed: int
     negatives: list[float] = []
     n_poems = flagged = 0
     flagged_poems: list[str] = []
-    for rec in corpus:
-        title = tune_title(rec)
-        if not title or title.startswith("失调名"):
-            continue
-        try:
-            critic.registry.resolve(title)
-        except UnknownCipaiError:
-            continue
-        text = "\n".join(rec.get("paragraphs", []))
+    for rec, title, text in titled_poems(critic, corpus):
         n_poems += 1
         result = critic.score(title, text)
         if not result.valid and result.reason.startswith("degenerate"):
