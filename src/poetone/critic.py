@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, reduce
 from itertools import accumulate
-from operator import and_, eq, itemgetter
+from operator import and_, attrgetter, eq, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -625,22 +625,24 @@ class Critic:
                 self._plan_cost = 0
             self._plan_cost += cost
             readings = []
-            prof = self.profile
+            resegment, align = self.profile.resegment, self.profile.align_lines
             written = _identity_bounds(lengths)
             for idx, cv in enumerate(self._variants_of(name, stanza)):
+                want = cv.lengths
                 bounds, read = written, lengths
-                if prof.resegment and lengths != cv.lengths and (split := _resegment(lengths, cv.lengths)) is not None:
+                if resegment and lengths != want and (split := _resegment(lengths, want)) is not None:
                     bounds, read = _identity_bounds(split), split
-                matched = sum(map(eq, read, cv.lengths))
+                matched = sum(map(eq, read, want))
+                n, m = len(read), len(want)
                 rows = None
-                if prof.align_lines and matched < min(len(read), len(cv.lengths)):
-                    aligned = _aligned_matches(read, cv.lengths, cv.length_masks)
+                if align and matched < (n if n < m else m):
+                    aligned = _aligned_matches(read, want, cv.length_masks)
                     if aligned > matched:
                         matched = aligned
                         rows = []  # an alignment beats line by line; its bit vectors are worked out if read
-                structure = matched / max(len(read), len(cv.lengths), 1)
+                structure = matched / (n if n > m else m or 1)
                 readings.append(_Reading(structure, idx, cv, bounds, rows, read is lengths, None, read))
-            readings.sort(key=lambda p: (-p.structure, p.index))
+            readings.sort(key=attrgetter("structure"), reverse=True)  # stable: variants of equal structure in order
             cache[lengths] = readings
         return readings
 
