@@ -28,7 +28,6 @@ from poetone.extraction import Extraction, extract_poem
 from poetone.metadata import CipaiRegistry, Variant, load_cipai
 from poetone.profiles import Profile, get_profile
 
-_PING, _ZE = prosody.TONE_PING, prosody.TONE_ZE
 _VERSE = VERSE
 _MARKS_ALL = "，。？！；：、,.?!;:\\s"
 _MARKS_PAPER = "，。？！；：,.?!;:\\n"
@@ -53,11 +52,10 @@ PLAN_CACHE_SLOTS = 400_000
 
 @dataclass(slots=True)  # not frozen: built for every line of a tune on its first use
 class _CompiledLine:
+    """What the 叠 check and the degeneracy rule ask of a line; the hot path reads the variant's tuples."""
+
     length: int
-    need: int  # bit 2j set: position j must be 平; bit 2j+1: must be 仄
     rhymed: bool
-    segment: str
-    rhyme_tone: int  # _PING or _ZE for rhymed lines
     repeat: bool
 
 
@@ -71,7 +69,7 @@ class _CompiledVariant:
     length_masks: dict[int, int] = field(default_factory=dict, compare=False)
     chars: int = 0  # characters of all its lines
     rhymed: int = 0  # its rhymed lines
-    needs: tuple[int, ...] = ()  # per line: its tone requirement bits (_CompiledLine.need)
+    needs: tuple[int, ...] = ()  # per line: bit 2j set where position j must be 平, bit 2j+1 where 仄
     rhyme_options: tuple[int, ...] = ()  # per line: which rhyme option its rhyme takes (0 平, 1 仄)
     #: per rhyme segment, and for all rhymes as one segment: its lines and the option all of them take (None: mixed)
     segment_reads: tuple[tuple[tuple[int, ...], int | None], ...] = ()
@@ -370,16 +368,15 @@ def _need(tones: str) -> int:
 
 
 def _compile(variant: Variant) -> _CompiledVariant:
-    lines, segs = [], {}
+    lines, needs, options, segs = [], [], [], {}
     for i, line in enumerate(variant.lines):  # Variant.lines and Line's properties are computed per access: read once
-        tones = line.tones
-        rhymed = line.rhymed
-        rtone = (_PING if tones[-1] == "平" else _ZE if tones[-1] == "仄" else 0) if rhymed else 0
-        lines.append(_CompiledLine(len(tones), _need(tones), rhymed, line.segment, rtone, line.repeat))
+        tones, rhymed = line.tones, line.rhymed
+        lines.append(_CompiledLine(len(tones), rhymed, line.repeat))
+        needs.append(_need(tones))
+        options.append(0 if rhymed and tones[-1] == "平" else 1)  # the rhyme option: 0 平, 1 仄
         if rhymed:
             segs.setdefault(line.segment, []).append(i)
     lengths = tuple(cl.length for cl in lines)
-    options = tuple(0 if cl.rhyme_tone == _PING else 1 for cl in lines)
 
     def read(idxs: Sequence[int]) -> tuple[tuple[int, ...], int | None]:
         agreed = {options[j] for j in idxs}
@@ -393,9 +390,9 @@ def _compile(variant: Variant) -> _CompiledVariant:
         any(cl.repeat for cl in lines),
         _length_masks(lengths),
         sum(lengths),
-        sum(cl.rhymed for cl in lines),
-        tuple(cl.need for cl in lines),
-        options,
+        len(rhymed_lines),
+        tuple(needs),
+        tuple(options),
         tuple(read(idxs) for idxs in segs.values()),
         (read(rhymed_lines),) if rhymed_lines else (),
     )
