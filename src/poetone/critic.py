@@ -114,7 +114,7 @@ def _make_plan(
     tone_class: bool,
     count_missing: bool = False,
     as_written: bool = False,
-    ends: Callable[[str], tuple[str, ...]] | None = None,
+    ends: Callable[[str], tuple[str, ...]] | None = None,  # the line ends, shared by a reading's plans
 ) -> _Plan:
     need = compared = matched = unplaced_chars = 0
     lengths, needs = cv.lengths, cv.needs
@@ -148,8 +148,6 @@ def _make_plan(
         # form is unmatched too: padding a poem with junk lines must not keep its tonal credit whole
         missing_chars = cv.chars - sum(map(lengths.__getitem__, poem_line)) + unplaced_chars
         missing_rhymes = cv.rhymed - read_rhymes
-    if ends is None and bounds:
-        ends = _chars_at([b - 1 for _, b in bounds])
     rhyme_bound = read_rhymes / (read_rhymes + missing_rhymes) if read_rhymes else 0.0
     return _Plan(
         structure, idx, cv, bounds, line_of, need, compared, tuple(rhymes), missing_chars, missing_rhymes, as_written,
