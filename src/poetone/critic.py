@@ -118,35 +118,37 @@ def _make_plan(
 ) -> _Plan:
     need = compared = matched = unplaced_chars = 0
     lengths, needs = cv.lengths, cv.needs
-    poem_line = {}  # template line -> the poem line read as it (one at most: every reading is one-to-one)
-    for i, ((a, b), j) in enumerate(zip(bounds, line_of)):
+    end_of = {}  # template line -> the last character of the poem line read as it (one at most: every reading is one-to-one)
+    for (a, b), j in zip(bounds, line_of):
         if j < 0:
             unplaced_chars += b - a
         else:
-            poem_line[j] = i
+            end_of[j] = b - 1
             if b - a == lengths[j]:
-                need |= needs[j] << (2 * a)
+                need |= needs[j] << (a + a)
                 compared += b - a
                 matched += 1
+    every = len(end_of) == len(lengths)  # every line of the form is read (most plans): nothing to filter
     # per segment (or all rhymes as one): its positions read, and which element of a character's
     # rhyme options applies: 0 平, 1 仄, 2 either (no tone check), one for all where they agree
     rhymes = []
+    read_rhymes = 0  # the rhymed lines placed
     for idxs, option in cv.segment_reads if by_segment else cv.merged_reads:
-        placed = [j for j in idxs if j in poem_line]
+        placed = idxs if every else [j for j in idxs if j in end_of]
         if not placed:
             continue
         which: int | tuple[int, ...] = 2 if not tone_class else option
         if which is None:
             whiches = tuple(cv.rhyme_options[j] for j in placed)
             which = whiches[0] if len(set(whiches)) == 1 else whiches
-        rhymes.append((_chars_at([bounds[poem_line[j]][1] - 1 for j in placed]), which, len(placed)))
+        rhymes.append((_chars_at(list(map(end_of.__getitem__, placed))), which, len(placed)))
+        read_rhymes += len(placed)
     structure = matched / max(len(bounds), len(lengths), 1)
-    read_rhymes = sum(count for _, _, count in rhymes)  # the rhymed lines placed: the segments hold them all
     missing_chars = missing_rhymes = 0
     if count_missing:
         # the form's lines no poem line is read as; and a line of the poem that is not in the
         # form is unmatched too: padding a poem with junk lines must not keep its tonal credit whole
-        missing_chars = cv.chars - sum(map(lengths.__getitem__, poem_line)) + unplaced_chars
+        missing_chars = unplaced_chars if every else cv.chars - sum(map(lengths.__getitem__, end_of)) + unplaced_chars
         missing_rhymes = cv.rhymed - read_rhymes
     rhyme_bound = read_rhymes / (read_rhymes + missing_rhymes) if read_rhymes else 0.0
     return _Plan(
@@ -209,7 +211,7 @@ class _Reading:
     index: int
     variant: _CompiledVariant
     bounds: tuple[tuple[int, int], ...]
-    rows: list[int] | None  # the LCS bit vectors ([] until needed), where an alignment reads more lines right than line by line
+    rows: list[int] | None  # the LCS bit vectors, where an alignment reads more lines right than line by line
     as_written: bool = False  # bounds are the poem's clauses as written
     plans: list[_Plan] | None = None
     read: tuple[int, ...] = ()  # the lengths of the lines as bounded
@@ -238,46 +240,44 @@ def _alignments(
         return [_positional(n, m)]
     # lcs(i, j) of lengths[:i] and want[:j] is the count of zero bits of rows[i] among its first
     # j, so lcs(i, j - 1) == lcs(i, j) exactly where bit j - 1 of rows[i] is set. Each walk goes
-    # back from (n, m) carrying lcs(i, j) (the hot loop of a poem of a new shape): equal last
-    # elements extend the LCS by one, and where no anchor is taken and lcs(i, j - 1) is smaller,
-    # lcs(i - 1, j) is the same.
-    def latest() -> tuple[tuple[int, ...], bool]:
-        # an anchor wherever the last elements are equal: always part of some LCS. Also whether
-        # every anchor was forced (neither line could be skipped without losing a match): then
-        # the earliest walk takes the same steps, and there is one reading
-        anchors: list[tuple[int, int]] = []
-        i, j, left_to_take = n, m, here
-        forced = True
-        while i and j and left_to_take:
-            if lengths[i - 1] == want[j - 1]:
-                if forced and (rows[i] >> (j - 1) & 1 or j - (rows[i - 1] & ((1 << j) - 1)).bit_count() == left_to_take):
-                    forced = False
-                anchors.append((i - 1, j - 1))
-                i, j, left_to_take = i - 1, j - 1, left_to_take - 1
-            elif rows[i] >> (j - 1) & 1:  # lcs(i, j - 1) == lcs(i, j)
-                j -= 1
-            else:
-                i -= 1
-        return _pair_between(anchors[::-1], n, m), forced
-
-    def earliest() -> tuple[int, ...]:
-        # an anchor only where neither line can be skipped without losing a match
-        anchors: list[tuple[int, int]] = []
-        i, j, left_to_take = n, m, here
-        while i and j and left_to_take:
-            if rows[i] >> (j - 1) & 1:  # lcs(i, j - 1) == lcs(i, j): the form's line j - 1 can go
-                j -= 1
-            elif lengths[i - 1] == want[j - 1] and j - (rows[i - 1] & ((1 << j) - 1)).bit_count() < left_to_take:
-                anchors.append((i - 1, j - 1))  # and lcs(i - 1, j) is smaller too
-                i, j, left_to_take = i - 1, j - 1, left_to_take - 1
-            else:
-                i -= 1
-        return _pair_between(anchors[::-1], n, m)
-
-    late, forced = latest()
+    # back from the last elements (i, j here index them, so lcs(i + 1, j + 1) is carried as
+    # ``left``: the hot loop of a poem of a new shape, and while it is positive neither index has
+    # run out): equal last elements extend the LCS by one, and where no anchor is taken and
+    # lcs(i + 1, j) is smaller, lcs(i, j + 1) is the same.
+    #
+    # The latest: an anchor wherever the last elements are equal (always part of some LCS). It
+    # also finds whether every anchor was forced (neither line could be skipped without losing a
+    # match): then the earliest walk takes the same steps, and there is one reading.
+    anchors: list[tuple[int, int]] = []
+    i, j, left = n - 1, m - 1, here
+    forced = True
+    while left:
+        if lengths[i] == want[j]:
+            if forced and (rows[i + 1] >> j & 1 or j + 1 - (rows[i] & ((2 << j) - 1)).bit_count() == left):
+                forced = False
+            anchors.append((i, j))
+            i, j, left = i - 1, j - 1, left - 1
+        elif rows[i + 1] >> j & 1:  # lcs(i + 1, j) == lcs(i + 1, j + 1)
+            j -= 1
+        else:
+            i -= 1
+    anchors.reverse()
+    late = _pair_between(anchors, n, m)
     if forced:
         return [late]
-    early = earliest()
+    # The earliest: an anchor only where neither line can be skipped without losing a match.
+    anchors = []
+    i, j, left = n - 1, m - 1, here
+    while left:
+        if rows[i + 1] >> j & 1:  # the form's line j can go
+            j -= 1
+        elif lengths[i] == want[j] and j + 1 - (rows[i] & ((2 << j) - 1)).bit_count() < left:
+            anchors.append((i, j))  # and lcs(i, j + 1) is smaller too
+            i, j, left = i - 1, j - 1, left - 1
+        else:
+            i -= 1
+    anchors.reverse()
+    early = _pair_between(anchors, n, m)
     return [late] if late == early else [late, early]
 
 
@@ -631,10 +631,10 @@ class Critic:
                 n, m = len(read), len(want)
                 rows = None
                 if align and matched < (n if n < m else m):
-                    aligned = _aligned_matches(read, want, cv.length_masks)
-                    if aligned > matched:
-                        matched = aligned
-                        rows = []  # an alignment beats line by line; its bit vectors are worked out if read
+                    lcs = _lcs_rows(read, want, cv.length_masks)
+                    aligned = m - lcs[n].bit_count()
+                    if aligned > matched:  # an alignment beats line by line: its bit vectors are kept for the walks
+                        matched, rows = aligned, lcs
                 structure = matched / (n if n > m else m or 1)
                 readings.append(_Reading(structure, idx, cv, bounds, rows, read is lengths, None, read))
             readings.sort(key=attrgetter("structure"), reverse=True)  # stable: variants of equal structure in order
