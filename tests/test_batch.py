@@ -10,6 +10,7 @@ from typing import Any
 
 import datasets
 import pytest
+from homonym_poems import HECHONGTIAN_OUYANG, ZHEGUTIAN_YAN
 
 from poetone import corpus
 from poetone.batch import RESULT_COLUMNS, critic_for, result_features, score_batch, score_dataset
@@ -108,3 +109,14 @@ def test_the_critic_pickles_and_one_is_built_per_process() -> None:
         assert copy.score(r["cipai"], r["text"]).as_dict() == critic.score(r["cipai"], r["text"]).as_dict()
     assert critic_for("default") is critic_for("default")
     assert critic_for("paper") is not critic_for("default") and critic_for("paper").profile.name == "paper"
+
+
+def test_a_title_names_the_tune_it_was_scored_as() -> None:
+    # 鹤冲天 titles 欧阳修's 喜迁莺 and 思佳客 is a 又名 of 鹧鸪天: ``variant`` is a variant of ``scored_cipai``
+    ds = datasets.Dataset.from_dict(
+        {"cipai": ["鹤冲天", "思佳客", "菩萨慢"], "text": [HECHONGTIAN_OUYANG, ZHEGUTIAN_YAN, ZHEGUTIAN_YAN]}
+    )
+    scored = score_dataset(ds)
+    assert scored["scored_cipai"] == ["喜迁莺", "鹧鸪天", None]
+    assert scored.features["scored_cipai"] == datasets.Value("string")
+    assert scored["structure"][:2] == [1.0, 1.0] and "菩萨蛮" in scored["error"][2]

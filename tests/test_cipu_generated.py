@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from homonym_poems import HECHONGTIAN_OUYANG, SIYUEREN_HEZHU
 
 from poetone import Critic, load_cipai
 from poetone.metadata import GENERATED_FOLDER, CipaiRegistry, Line
@@ -164,14 +165,6 @@ def test_homonym_title_scores_against_the_tune_the_poem_follows(critic: Critic) 
     r = critic.score("浪淘沙", LANGTAOSHA)
     assert r.cipai == "浪淘沙令" and r.conformity >= 0.95, r.as_dict()
     assert critic.score("浪淘沙", LANGTAOSHA, variant="正体").cipai == "浪淘沙"  # a variant asked for: that tune only
-
-
-# 贺铸's 思越人 (全宋词, quoted as printed: 城阕) is a 鹧鸪天 (词谱 鹧鸪天: 又名思越人); 欧阳修's 鹤冲天 is a 喜迁莺 (小令; 词谱
-# 喜迁莺: 又名鹤冲天): both titles also name a tune of their own (张泌's 思越人, 柳永's 鹤冲天).
-SIYUEREN_HEZHU = "紫府东风放夜时。步莲秾李伴人归。五更钟动笙歌散，十里月明灯火稀。香苒苒，梦依依。天涯寒尽减春衣。凤凰城阕知何处，寥落星河一雁飞。"
-HECHONGTIAN_OUYANG = (
-    "梅谢粉，柳拖金。香满旧园林。养花天气半晴阴。花好却愁深。花无数。愁无数。花好却愁春去。戴花持酒祝东风。千万莫匆匆。"
-)
 
 
 @pytest.mark.parametrize(

@@ -11,13 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from homonym_poems import HECHONGTIAN_OUYANG, ZHEGUTIAN_YAN
 
 from poetone.cli import main
+from poetone.metadata import load_cipai
 
 ROOT = Path(__file__).resolve().parents[1]
 PUSA = "平林漠漠烟如织，寒山一带伤心碧。暝色入高楼，有人楼上愁。\n玉阶空伫立，宿鸟归飞急。何处是归程？长亭更短亭。"
 HUANXISHA = "一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？\n无可奈何花落去，似曾相识燕归来。小园香径独徘徊。"
-RESULT_FIELDS = {"conformity", "structure", "tonal", "rhyme", "valid", "variant"}
+RESULT_FIELDS = {"conformity", "structure", "tonal", "rhyme", "valid", "variant", "scored_cipai"}
 
 GOOD_CIPAI: dict[str, Any] = {
     "name": "测试调",
@@ -108,6 +110,27 @@ def test_score_invalid_output(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 # --- score --jsonl -------------------------------------------------------------------------------------
+
+
+def test_jsonl_names_the_tune_each_variant_belongs_to(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    src = jsonl(
+        tmp_path / "in.jsonl",
+        [
+            record(id="a", cipai="鹤冲天", text=HECHONGTIAN_OUYANG, scored_cipai="mine"),
+            record(id="b", cipai="思佳客", text=ZHEGUTIAN_YAN),
+            record(id="c", cipai="菩萨蛮", text="抱歉，我无法完成这个请求。"),
+            record(id="d", cipai="菩萨慢", text=PUSA),
+        ],
+    )
+    code, out, _ = run(capsys, "score", "--jsonl", str(src))
+    a, b, c, d = map(json.loads, out.splitlines())
+    # the title's own tune is 鹤冲天; the poem follows 喜迁莺, and the variant is 喜迁莺's. The input's
+    # own value of a result field is replaced, as for the others
+    assert (a["cipai"], a["scored_cipai"], a["structure"]) == ("鹤冲天", "喜迁莺", 1.0)
+    assert a["variant"] in {v.id for v in load_cipai()["喜迁莺"].variants}
+    assert (b["cipai"], b["scored_cipai"], b["valid"]) == ("思佳客", "鹧鸪天", True)
+    assert (c["scored_cipai"], c["variant"], c["valid"]) == ("菩萨蛮", None, False)  # invalid: still the tune it was scored as
+    assert "scored_cipai" not in d and "菩萨蛮" in d["error"] and code == 1  # an unknown cipai scores as nothing
 
 
 def test_jsonl_mixed_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

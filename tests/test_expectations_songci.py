@@ -8,6 +8,7 @@ the 44 characters of 菩萨蛮 whose tone fits), not read back from the critic; 
 from __future__ import annotations
 
 import pytest
+from homonym_poems import HECHONGTIAN_OUYANG
 
 from poetone import Critic, prompts
 from poetone.songci import (
@@ -44,11 +45,19 @@ def test_a_conforming_poem_scores_one_and_reports_every_field() -> None:
         "valid": True,
         "poem": XIN,
         "variant": "正体",
+        "scored_cipai": "菩萨蛮",
         "reason": "",
         "profile": "default",
         "prompt_version": "pv",
         "prompt_hash": "ph",
     }
+
+
+def test_a_title_two_tunes_bear_reports_the_tune_its_variant_is_of() -> None:
+    # asked for a 鹤冲天, 欧阳修's poem follows 喜迁莺 (又名鹤冲天): the log says whose 正体 it matched
+    out = score_answer(zero_shot("鹤冲天"), HECHONGTIAN_OUYANG, CRITIC, diagnostics=False)
+    assert (out["scored_cipai"], out["structure"], out["valid"]) == ("喜迁莺", 1.0, True)
+    assert out["variant"] in {v.id for v in CRITIC.registry["喜迁莺"].variants}
 
 
 def test_pusaman_with_one_tone_fault_by_hand() -> None:

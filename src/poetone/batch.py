@@ -23,15 +23,26 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from poetone.critic import Critic
+from poetone.critic import Critic, CriticResult
 from poetone.metadata import UnknownCipaiError
 
 if TYPE_CHECKING:  # datasets is heavy: imported only where a Dataset is built
     import datasets
 
-#: The columns ``score_batch`` adds: the result fields of ``poetone score --jsonl``, and ``error``.
-RESULT_COLUMNS: tuple[str, ...] = ("conformity", "structure", "tonal", "rhyme", "valid", "variant", "error")
+#: The result fields of ``poetone score --jsonl``. ``scored_cipai`` is the tune the text was scored
+#: as, by its canonical name, and ``variant`` is one of that tune's: a 又名 resolves to its tune
+#: (思佳客: 鹧鸪天), and a 同名异调 title to the tune the poem follows (欧阳修's 鹤冲天 is a 喜迁莺).
+RESULT_FIELDS: tuple[str, ...] = ("conformity", "structure", "tonal", "rhyme", "valid", "variant", "scored_cipai")
+#: The columns ``score_batch`` adds: the result fields, and ``error``.
+RESULT_COLUMNS: tuple[str, ...] = (*RESULT_FIELDS, "error")
 _NUMBERS = frozenset({"conformity", "structure", "tonal", "rhyme"})
+
+
+def result_fields(result: CriticResult) -> dict[str, Any]:
+    """A result as ``poetone score --jsonl`` writes it and the batch columns hold it (6 decimals)."""
+    fields = result.as_dict()
+    fields["scored_cipai"] = fields.pop("cipai")
+    return {key: round(fields[key], 6) if key in _NUMBERS else fields[key] for key in RESULT_FIELDS}
 
 
 @cache
@@ -48,16 +59,11 @@ def score_row(critic: Critic, cipai: Any, text: Any) -> dict[str, Any]:
             raise ValueError("missing field 'cipai'")
         if not isinstance(text, str):
             raise ValueError("missing field 'text' (a string)")
-        result = critic.score(cipai, text).as_dict()
+        out.update(result_fields(critic.score(cipai, text)))
     except (ValueError, UnknownCipaiError) as exc:
         out["error"] = str(exc)
-        return out
     except Exception as exc:  # the critic failed on this poem: one row lost, not the batch
         out["error"] = f"the critic failed on this row ({type(exc).__name__}: {exc})"
-        return out
-    for key in RESULT_COLUMNS[:-1]:
-        value = result[key]
-        out[key] = round(value, 6) if key in _NUMBERS else value
     return out
 
 
@@ -81,7 +87,7 @@ def result_features(features: datasets.Features) -> datasets.Features:
     import datasets
 
     types = {"conformity": "float64", "structure": "float64", "tonal": "float64", "rhyme": "float64",
-             "valid": "bool", "variant": "string", "error": "string"}  # fmt: skip
+             "valid": "bool", "variant": "string", "scored_cipai": "string", "error": "string"}  # fmt: skip
     return datasets.Features({**features, **{k: datasets.Value(types[k]) for k in RESULT_COLUMNS}})
 
 

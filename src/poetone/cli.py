@@ -15,10 +15,10 @@ from importlib import resources
 from typing import Any, BinaryIO, TextIO
 
 from poetone._progress import Progress, wanted
+from poetone.batch import RESULT_FIELDS, result_fields
 from poetone.metadata import MetadataError, UnknownCipaiError, load_cipai
 from poetone.profiles import PROFILES
 
-RESULT_FIELDS = ("conformity", "structure", "tonal", "rhyme", "valid", "variant")
 #: Fields an output line owns: an input's own values of them are dropped, never passed on as ours.
 OWN_FIELDS = frozenset({*RESULT_FIELDS, "error"})
 _BOM = b"\xef\xbb\xbf"
@@ -39,10 +39,6 @@ def _critic(args: argparse.Namespace):
         tone_system=getattr(args, "tone_system", None),
         rhyme_system=getattr(args, "rhyme_system", None),
     )
-
-
-def _fmt(x: float) -> float:
-    return round(x, 6)
 
 
 def _reject_constant(name: str) -> float:
@@ -195,9 +191,7 @@ def _score_line(critic, raw: bytes | str, number: int) -> dict[str, Any]:
         if not isinstance(text, str):
             raise ValueError("missing field 'text' (a string)")
         result = critic.score(cipai, text)
-        record.update(
-            {k: (_fmt(v) if isinstance(v, float) else v) for k, v in result.as_dict().items() if k in RESULT_FIELDS}
-        )
+        record.update(result_fields(result))
     except (ValueError, UnknownCipaiError) as exc:
         record["error"] = str(exc)
     except Exception as exc:  # the critic failed on this poem: one line lost, not the batch

@@ -254,6 +254,7 @@ def score_answer(
         "valid": valid,
         "poem": poem if extraction.valid else "",
         "variant": result.variant if valid else None,
+        "scored_cipai": result.cipai,  # the tune ``variant`` is of: a 同名异调 title's is the tune the poem follows
         "reason": result.reason,
         "profile": critic.profile.name,
         "prompt_version": p.get("prompt_version", prompts.PROMPT_VERSION),
