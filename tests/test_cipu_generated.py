@@ -167,6 +167,18 @@ def test_homonym_title_scores_against_the_tune_the_poem_follows(critic: Critic) 
     assert critic.score("浪淘沙", LANGTAOSHA, variant="正体").cipai == "浪淘沙"  # a variant asked for: that tune only
 
 
+def test_a_homonym_titles_second_stanza_is_that_of_a_tune_that_has_one(critic: Critic) -> None:
+    # 浪淘沙 itself (the 钦定词谱's 单调 28字) has one stanza; the title also names 浪淘沙令, whose 下阕 李煜's is
+    assert max(len(v.stanzas) for v in critic.registry["浪淘沙"].variants) == 1
+    lower = LANGTAOSHA[LANGTAOSHA.index("独自") :]
+    r = critic.score("浪淘沙", lower, stanza=1)
+    assert (r.cipai, r.stanza, r.structure, r.valid) == ("浪淘沙令", 1, 1.0, True), r.as_dict()
+    with pytest.raises(ValueError, match="stanza must be an index below 1 for '浪淘沙'"):
+        critic.score("浪淘沙", lower, stanza=1, variant="正体")  # a variant asked for: that tune only
+    with pytest.raises(ValueError, match="below 2"):
+        critic.score("浪淘沙", lower, stanza=2)
+
+
 @pytest.mark.parametrize(
     ("title", "text", "tune"), [("思越人", SIYUEREN_HEZHU, "鹧鸪天"), ("鹤冲天", HECHONGTIAN_OUYANG, "喜迁莺")]
 )
@@ -177,6 +189,13 @@ def test_a_title_two_tunes_bear_keeps_the_tune_the_poem_follows(
     assert critic.score(title, text, variant="正体").conformity < 0.6  # the tune of the name does not fit
     r = critic.score(title, text)
     assert r.cipai == tune and r.structure == 1.0 and r.conformity >= 0.95, r.as_dict()
+
+
+@pytest.mark.parametrize("spelling", ["鹤沖天", "鶴冲天", "鶴沖天", "鹤沖天·梅"])
+def test_a_homonym_title_in_mixed_scripts_names_both_tunes(critic: Critic, spelling: str) -> None:
+    # one character traditional, as OCR and IME output mix them: read as resolve() reads it
+    assert critic.registry.tunes_titled(spelling) == ("鹤冲天", "喜迁莺")
+    assert critic.score(spelling, HECHONGTIAN_OUYANG).cipai == "喜迁莺"
 
 
 def test_a_tunes_traditional_name_is_the_tune_before_another_tunes_alias(critic: Critic) -> None:

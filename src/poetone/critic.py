@@ -531,7 +531,9 @@ class Critic:
         if stanza is not None:
             if self.profile.literal_poetone:
                 raise ValueError("profile 'poetone-code' scores whole poems only")
-            most = max(len(v.stanzas) for v in self.registry[name].variants)
+            # of every tune the title names (浪淘沙's 下阕 is 浪淘沙令's: 浪淘沙 itself has one stanza)
+            tunes = (name,) if variant is not None else self.registry.tunes_titled(cipai)
+            most = max(self._stanzas(tune) for tune in tunes)
             if not isinstance(stanza, int) or stanza < 0 or stanza >= most:
                 raise ValueError(f"stanza must be an index below {most} for {name!r}, got {stanza!r}")
         if variant is not None:
@@ -564,14 +566,20 @@ class Critic:
         shape = self._split(poem, extraction.clean)
         if shape is None:
             return self._invalid(name, poem, "no verse characters", stanza)
-        result = self._best(name, poem, *shape, only=variant, stanza=stanza)
-        for other in also:
-            if stanza is not None and stanza >= max(len(v.stanzas) for v in self.registry[other].variants):
-                continue
-            found = self._best(other, poem, *shape, stanza=stanza)
-            if found.valid and (not result.valid or found.conformity > result.conformity + 1e-12):
+        result = None
+        for tune in (name, *also):
+            if stanza is not None and stanza >= self._stanzas(tune):
+                continue  # a tune of the title without that stanza (_checked made sure one has it)
+            found = self._best(tune, poem, *shape, only=variant, stanza=stanza)
+            if result is None or (found.valid and (not result.valid or found.conformity > result.conformity + 1e-12)):
                 result = found
+        if result is None:  # unreachable through score(): _checked found a tune of the title with the stanza
+            return self._invalid(name, poem, f"no tune titled {name!r} has stanza {stanza}", stanza)
         return result
+
+    def _stanzas(self, name: str) -> int:
+        """The most stanzas a variant of the tune has."""
+        return max(len(v.stanzas) for v in self.registry[name].variants)
 
     def score_many(self, pairs: Iterable[tuple[str, str]]) -> list[CriticResult]:
         return [self.score(cipai, text) for cipai, text in pairs]

@@ -458,19 +458,25 @@ class CipaiRegistry(Mapping[str, Cipai]):
             return found
         canonical = self.resolve(name)
         key = _normalise_name(name)
-        found = self._title_tunes.get(key)
-        if found is None:  # a 词牌·题 title: the tune before its separator
-            for n in self._name_lengths:
-                if n >= len(key):
-                    break
-                if key[n] in _TITLE_SEPARATORS and self._lookup.get(key[:n]) == canonical:
-                    found = self._title_tunes.get(key[:n])
-                    break
+        found = self._tunes_of(key, canonical)
+        if found is None and (simplified := _to_simplified(key)) != key:
+            found = self._tunes_of(simplified, canonical)  # mixed scripts (鹤沖天), as ``resolve`` reads them
         found = found or (canonical,)
         if len(name) <= _LONGEST_KEPT:
             if len(self._titled) >= SPELLINGS_KEPT:
                 self._titled.clear()
             self._titled[name] = found
+        return found
+
+    def _tunes_of(self, key: str, canonical: str) -> tuple[str, ...] | None:
+        """The tunes of a title spelt ``key``, or of the 词牌 before its separator (a 词牌·题 title)."""
+        found = self._title_tunes.get(key)
+        if found is None:
+            for n in self._name_lengths:
+                if n >= len(key):
+                    break
+                if key[n] in _TITLE_SEPARATORS and self._lookup.get(key[:n]) == canonical:
+                    return self._title_tunes.get(key[:n])
         return found
 
     def is_curated(self, name: str) -> bool:
