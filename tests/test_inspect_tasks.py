@@ -81,6 +81,19 @@ def test_unknown_strategy_is_a_clear_error() -> None:
         songci(strategy="two_shot")
 
 
+def test_a_profile_that_cannot_score_completion_is_refused_before_generating() -> None:
+    from poetone.inspect_tasks import completion, songci
+
+    # poetone-code (the official code) scores whole poems; a completion answer is a 下阕 alone
+    for build in (lambda: songci(profile="poetone-code"), lambda: completion(profile="poetone-code")):
+        with pytest.raises(ValueError, match="profile 'poetone-code' scores whole poems only"):
+            build()
+    assert {s.metadata["strategy"] for s in songci(strategy="zero_shot,cot", profile="poetone-code").dataset} == {
+        "zero_shot",
+        "cot",
+    }
+
+
 def test_generation_settings_default_to_the_papers_and_can_be_changed() -> None:
     from poetone.inspect_tasks import cot, zero_shot
 

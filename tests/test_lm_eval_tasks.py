@@ -169,3 +169,6 @@ def test_process_results_gives_figures_worked_out_by_hand() -> None:
     assert by_tune["菩萨蛮"] == {"conformity": 0.0, "structure": 0.0, "tonal": 0.0, "rhyme": 0.0, "invalid": 1.0}
     for metric in METRICS:
         assert fmean(row[metric] for row in rows) == 0.5, metric
+    with pytest.raises(ValueError, match="profile 'poetone-code' scores whole poems only"):
+        utils.load_songci("completion", profile="poetone-code")  # before anything is generated
+    assert len(utils.load_songci("cot", profile="poetone-code", cipai="浣溪沙")["test"]) == 6

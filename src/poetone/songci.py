@@ -17,6 +17,7 @@ from poetone._chars import VERSE
 from poetone.critic import Critic
 from poetone.extraction import Extraction, extract_poem
 from poetone.metadata import Variant
+from poetone.profiles import get_profile
 
 COPY_THRESHOLD = 0.5
 _VERSE = re.compile(f"[{VERSE}]")
@@ -46,6 +47,17 @@ class SongciPrompt:
 
     def as_record(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def require_scorable(strategies: Iterable[str], profile: str) -> None:
+    """Refuse, before anything is generated, a run whose profile cannot score a strategy's answers:
+    ``poetone-code`` reproduces the official code, which scores whole poems, and a completion
+    answer is a 下阕 alone (scored against the second stanza)."""
+    if "completion" in strategies and get_profile(profile).literal_poetone:
+        raise ValueError(
+            f"profile {profile!r} scores whole poems only, and the completion strategy's answers are a 下阕 alone: "
+            "leave completion out (zero_shot, one_shot, instruction, cot) or score it with profile 'default' or 'paper'"
+        )
 
 
 def split_stanzas(text: str, critic: Critic, cipai: str, variant: str | None = None) -> tuple[str, str]:

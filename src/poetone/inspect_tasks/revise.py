@@ -48,6 +48,7 @@ def critic_revise(rounds: int = 2, profile: str = "default", max_tokens: Mapping
                     "conformity": scored["conformity"],
                     "valid": scored["valid"],
                     "variant": scored["variant"],
+                    "scored_cipai": scored["scored_cipai"],
                 }
             )
             if scored["conformity"] > best_score:

@@ -87,7 +87,8 @@ def to_score(result: dict[str, Any], strategy: str, copied: bool = True) -> Scor
     if result["valid"]:
         # a fenced block: inspect view renders explanations as Markdown, which would merge the lines
         explanation = (
-            f"{result['variant']} · S={result['conformity']:.3f}\n\n```text\n{result.get('rendering', '')}\n```"
+            f"{result['scored_cipai']} · {result['variant']} · S={result['conformity']:.3f}"
+            f"\n\n```text\n{result.get('rendering', '')}\n```"
         )
         if result.get("copied"):
             explanation = (

@@ -24,7 +24,7 @@ from poetone.inspect_tasks.generation import generate_per_strategy
 from poetone.inspect_tasks.judge import require_graders, songci_judge
 from poetone.inspect_tasks.revise import critic_revise
 from poetone.inspect_tasks.scorers import conformity, longtail_conformity
-from poetone.songci import build_eval_set
+from poetone.songci import build_eval_set, require_scorable
 
 
 def record_to_sample(record: dict[str, Any]) -> Sample:
@@ -94,6 +94,7 @@ def songci_task(
     for s in strategies:
         if s not in prompts.STRATEGIES and not (dataset is not None and s == longtail_track.STRATEGY):
             raise ValueError(f"unknown strategy {s!r}; expected some of {', '.join(prompts.STRATEGIES)}")
+    require_scorable(strategies, profile)
     budgets = {s: prompts.GENERATION[s].max_tokens for s in strategies}
     if max_tokens is None and len(set(budgets.values())) == 1:
         max_tokens = budgets[strategies[0]]

@@ -14,7 +14,7 @@ import datasets
 
 from poetone import prompts
 from poetone.critic import Critic
-from poetone.songci import build_eval_set, score_answer
+from poetone.songci import build_eval_set, require_scorable, score_answer
 
 METRICS = ("conformity", "structure", "tonal", "rhyme", "invalid")
 
@@ -59,6 +59,7 @@ def load_songci(
     strategy: str, profile: str = "default", cipai: Any = None, theme: Any = None, **_: Any
 ) -> datasets.DatasetDict:
     """The eval set of one strategy as a ``test`` split; each doc carries the critic profile."""
+    require_scorable([strategy], profile)
     critic = _critic(profile)
     prompts = build_eval_set([strategy], cipai=_names(cipai), theme=_names(theme), critic=critic)
     rows = [{**p.as_record(), "profile": profile} for p in prompts]
