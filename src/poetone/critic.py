@@ -43,7 +43,8 @@ def _clean_clauses(poem: str, not_verse: re.Pattern[str]) -> str:
     return not_verse.sub("", GARBLED_RE.sub(LACUNA, poem))
 _NO_RHYME = (0, 0, 0)
 #: The plan cache's budget in clause slots (clauses of a cached shape × the variants read for it).
-#: A slot holds its line bounds, alignment and plans in about 200 bytes; 400,000 keep the
+#: A slot holds its line bounds, alignment and plans in about 200 bytes (and its LCS row, 36
+#: bytes, until the reading is walked, if ever); 400,000 keep the
 #: cache under 100 MB, some 5,000 shapes of ordinary poems (the 4,617 全宋词 poems of the 20 cipai
 #: take 253 shapes, 48,537 slots), while a stream of long texts of
 #: fresh shapes clears it instead of growing without bound.
@@ -188,18 +189,6 @@ def _lcs_rows(lengths: Sequence[int], want: Sequence[int], masks: dict[int, int]
         v = ((v + u) | (v - u)) & full
         rows.append(v)
     return rows
-
-
-def _aligned_matches(lengths: Sequence[int], want: Sequence[int], masks: dict[int, int] | None = None) -> int:
-    """How many lines the best alignment reads at the right length (the last row of ``_lcs_rows``)."""
-    masks = _length_masks(want) if masks is None else masks
-    full = (1 << len(want)) - 1
-    v = full
-    get = masks.get
-    for x in lengths:
-        u = v & get(x, 0)
-        v = ((v + u) | (v - u)) & full
-    return len(want) - v.bit_count()
 
 
 @dataclass(slots=True)
@@ -657,6 +646,7 @@ class Critic:
                 line_ofs = [_positional(len(read), len(cv.lengths))]
             else:
                 line_ofs = _alignments(read, cv.lengths, reading.rows, cv.length_masks)
+                reading.rows = []  # walked: the plans below are what is kept (see PLAN_CACHE_SLOTS)
             ends = _chars_at([b - 1 for _, b in bounds]) if bounds else None  # the plans of a reading share its lines
             reading.plans = [
                 _make_plan(
