@@ -120,3 +120,9 @@ def test_a_title_names_the_tune_it_was_scored_as() -> None:
     assert scored["scored_cipai"] == ["喜迁莺", "鹧鸪天", None]
     assert scored.features["scored_cipai"] == datasets.Value("string")
     assert scored["structure"][:2] == [1.0, 1.0] and "菩萨蛮" in scored["error"][2]
+
+
+def test_a_bad_row_is_named_by_the_dataset_s_own_column() -> None:
+    out = score_batch({"tune": ["浣溪沙", None], "poem": [None, "一曲新词酒一杯"]}, "tune", "poem")
+    assert out["error"] == ["missing field 'poem' (a string)", "missing field 'tune'"]
+    assert out["conformity"] == [None, None]

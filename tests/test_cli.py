@@ -112,6 +112,16 @@ def test_score_invalid_output(capsys: pytest.CaptureFixture[str]) -> None:
 # --- score --jsonl -------------------------------------------------------------------------------------
 
 
+def test_jsonl_output_lines_hold_no_raw_line_separator(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # U+2028, U+2029 and NEL are JSON's to keep raw, but str.splitlines (and editors) break lines at them
+    note = "抄自\u2028旧本\x85第二\u2029页"
+    src = jsonl(tmp_path / "in.jsonl", [record(id="a", cipai="菩萨蛮", text=PUSA, note=note), record(id="b")])
+    code, out, _ = run(capsys, "score", "--jsonl", str(src))
+    lines = out.splitlines()
+    assert len(lines) == 2 and code == 1
+    assert json.loads(lines[0])["note"] == note and json.loads(lines[0])["valid"] is True
+
+
 def test_jsonl_names_the_tune_each_variant_belongs_to(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     src = jsonl(
         tmp_path / "in.jsonl",

@@ -51,14 +51,17 @@ def critic_for(profile: str = "default") -> Critic:
     return Critic(profile=profile)
 
 
-def score_row(critic: Critic, cipai: Any, text: Any) -> dict[str, Any]:
-    """One row's result columns. Never raises: what is wrong with the row goes in ``error``."""
+def score_row(
+    critic: Critic, cipai: Any, text: Any, cipai_column: str = "cipai", text_column: str = "text"
+) -> dict[str, Any]:
+    """One row's result columns. Never raises: what is wrong with the row goes in ``error``,
+    naming the column as the dataset calls it."""
     out: dict[str, Any] = dict.fromkeys(RESULT_COLUMNS)
     try:
         if not isinstance(cipai, str) or not cipai:
-            raise ValueError("missing field 'cipai'")
+            raise ValueError(f"missing field {cipai_column!r}")
         if not isinstance(text, str):
-            raise ValueError("missing field 'text' (a string)")
+            raise ValueError(f"missing field {text_column!r} (a string)")
         out.update(result_fields(critic.score(cipai, text)))
     except (ValueError, UnknownCipaiError) as exc:
         out["error"] = str(exc)
@@ -78,7 +81,10 @@ def score_batch(
         if column not in batch:
             raise KeyError(f"no column {column!r} to score; the dataset has {sorted(batch)}")
     critic = critic_for(profile)
-    rows = [score_row(critic, c, t) for c, t in zip(batch[cipai_column], batch[text_column], strict=True)]
+    rows = [
+        score_row(critic, c, t, cipai_column, text_column)
+        for c, t in zip(batch[cipai_column], batch[text_column], strict=True)
+    ]
     return {key: [r[key] for r in rows] for key in RESULT_COLUMNS}
 
 

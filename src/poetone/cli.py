@@ -91,14 +91,19 @@ def _clean(value: Any) -> Any:
     return value
 
 
+# Line breaks other than "\n" that json.dumps leaves raw (it escapes those below U+0020 only), and
+# that line readers such as str.splitlines split at: escaped, so one record stays one line.
+_RAW_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
 def _dump(record: dict[str, Any]) -> str:
-    """One output line: strict JSON (no NaN), valid UTF-8 (no lone surrogate), always."""
+    """One output line: strict JSON (no NaN), valid UTF-8 (no lone surrogate), always one line."""
     try:
         text = json.dumps(record, ensure_ascii=False, allow_nan=False)
         text.encode("utf-8")
     except (ValueError, UnicodeEncodeError):
         text = json.dumps(_clean(record), ensure_ascii=False, allow_nan=False)
-    return text + "\n"
+    return text.translate(_RAW_BREAKS) + "\n"
 
 
 def _parse_line(raw: bytes | str, number: int) -> dict[str, Any]:
