@@ -126,3 +126,14 @@ def test_a_bad_row_is_named_by_the_dataset_s_own_column() -> None:
     out = score_batch({"tune": ["浣溪沙", None], "poem": [None, "一曲新词酒一杯"]}, "tune", "poem")
     assert out["error"] == ["missing field 'poem' (a string)", "missing field 'tune'"]
     assert out["conformity"] == [None, None]
+
+
+def test_a_field_of_the_wrong_kind_is_not_called_missing() -> None:
+    out = score_batch({"cipai": [123, "", None, "浣溪沙", "浣溪沙"], "text": ["a", "a", "a", ["a"], None]})
+    assert out["error"] == [
+        "field 'cipai' must be a cipai name (a non-empty string), got 123",
+        "field 'cipai' must be a cipai name (a non-empty string), got ''",
+        "missing field 'cipai'",
+        "field 'text' must be a string, got list",
+        "missing field 'text' (a string)",
+    ]

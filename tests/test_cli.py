@@ -266,6 +266,24 @@ def test_cipai_show_names_other_tunes_of_the_title(capsys: pytest.CaptureFixture
     assert "[定风波慢]" not in out
 
 
+def test_cipai_show_counts_the_variants_and_names_the_other_tunes_of_a_generated_title(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "cipai", "show", "浪淘沙")
+    assert code == 0
+    assert "3 variants, 28 字" in out.splitlines()[2]
+    assert "同名异调: a poem titled 浪淘沙 is also scored as 浪淘沙令、浪淘沙慢" in out
+    assert "  全词\n" in out and "上阕" not in out  # 单调: one stanza, not an 上阕
+    _, out, _ = run(capsys, "cipai", "show", "菩萨蛮")
+    assert "1 variant, 44 字" in out
+
+
+def test_cipai_validate_reads_the_generated_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "cipai", "validate", str(ROOT / "src/poetone/cipai_generated"))
+    assert code == 0, err  # its _index.json is the resource's index, not a cipai
+    assert re.fullmatch(r"ok: \d{3} cipai, \d{4} variants\n", out)
+
+
 def test_cipai_show_alias_and_unknown(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "cipai", "show", "酹江月")
     assert code == 0

@@ -81,6 +81,18 @@ def test_unknown_strategy_is_a_clear_error() -> None:
         songci(strategy="two_shot")
 
 
+def test_a_cipai_option_yaml_reads_as_a_number_or_as_blank_is_named() -> None:
+    from poetone.inspect_tasks import longtail, zero_shot
+    from poetone.metadata import UnknownCipaiError
+
+    with pytest.raises(UnknownCipaiError, match="unknown cipai '123'"):
+        zero_shot(cipai=123)  # -T cipai=123 arrives as an int
+    with pytest.raises(ValueError, match="cipai=' ' names no cipai"):
+        zero_shot(cipai=" ")
+    with pytest.raises(ValueError, match=r"unknown band \['201'\]"):
+        longtail(band=201)
+
+
 def test_a_profile_that_cannot_score_completion_is_refused_before_generating() -> None:
     from poetone.inspect_tasks import completion, songci
 

@@ -172,3 +172,5 @@ def test_process_results_gives_figures_worked_out_by_hand() -> None:
     with pytest.raises(ValueError, match="profile 'poetone-code' scores whole poems only"):
         utils.load_songci("completion", profile="poetone-code")  # before anything is generated
     assert len(utils.load_songci("cot", profile="poetone-code", cipai="浣溪沙")["test"]) == 6
+    with pytest.raises(ValueError, match="cipai=' ' names no cipai"):
+        utils.load_songci("zero_shot", cipai=" ")  # not a silent empty task

@@ -436,3 +436,19 @@ def test_metadata_format_errors(tmp_path: Path) -> None:
         load_cipai(write(tmp_path, "theirs.json", OFFICIAL))
     # None and "poetone-native" mean the same
     assert list(load_cipai(None, "poetone-native")) == list(load_cipai())
+
+
+def test_a_title_after_a_name_that_holds_a_separator_is_read_after_the_longest_name() -> None:
+    # 三台（大曲） is a tune of its own; （ also begins a title (浣溪沙（春恨）), and 三台 is a tune too
+    reg = load_cipai()
+    assert reg.resolve("三台（大曲）・春") == "三台（大曲）"
+    assert reg.resolve("三台・春") == "三台"
+    assert reg.resolve("浣溪沙（春恨）") == "浣溪沙"
+
+
+def test_an_unknown_name_is_named_whatever_it_holds() -> None:
+    reg = load_cipai()
+    with pytest.raises(UnknownCipaiError, match=r"unknown cipai '沁\\udcff'; closest: 沁园春"):
+        reg.resolve("沁\udcff")  # a lone surrogate (bad bytes on the command line) reaches no converter
+    with pytest.raises(UnknownCipaiError, match=r"^unknown cipai '啊{40}'… \(2000 characters\)$"):
+        reg.resolve("啊" * 2000)  # a pasted text is shown in part

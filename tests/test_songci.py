@@ -174,3 +174,30 @@ def test_a_strategy_that_needs_a_corpus_poem_names_the_reason(tmp_path, strategy
     critic = critic_with_a_tune_beyond_the_corpus(tmp_path)
     with pytest.raises(ValueError, match=f"strategy '{strategy}' needs a corpus poem of 十六字令.*zero_shot"):
         build_eval_set([strategy], cipai="十六字令", critic=critic)
+
+
+def test_a_one_stanza_form_is_stated_whole_and_an_unsplit_one_says_so() -> None:
+    from poetone.metadata import parse_cipai
+    from poetone.songci import render_rules, stanza_name
+
+    # 浪淘沙 itself is 单调 (the 钦定词谱's 28字 正体, four lines): no 上阕 to speak of
+    rules = render_rules(Critic().registry["浪淘沙"].variants[0])
+    assert rules.startswith("全词共4句，28字：") and "上阕" not in rules
+    unsplit = parse_cipai(
+        {
+            "name": "测试调",
+            "source": "手写",
+            "variants": [
+                {
+                    "id": "正体",
+                    "label": "单段 (分段未能推定)10字",
+                    "source": "手写",
+                    "stanzas": [["平平仄仄平 韵A", "仄仄仄平平 韵A"]],
+                }
+            ],
+        },
+        "test",
+    )
+    assert render_rules(unsplit.variants[0]).startswith("全词共2句，10字（分段未能推定）：")
+    assert [stanza_name(i, 2) for i in range(2)] == ["上阕", "下阕"]
+    assert [stanza_name(i, 3) for i in range(3)] == ["第一段", "第二段", "第三段"]

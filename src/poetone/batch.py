@@ -51,6 +51,18 @@ def critic_for(profile: str = "default") -> Critic:
     return Critic(profile=profile)
 
 
+def check_fields(cipai: Any, text: Any, cipai_field: str = "cipai", text_field: str = "text") -> None:
+    """A ``ValueError`` saying what is wrong with a row's cipai and text, where one is."""
+    if cipai is None:
+        raise ValueError(f"missing field {cipai_field!r}")
+    if not isinstance(cipai, str) or not cipai.strip():
+        raise ValueError(f"field {cipai_field!r} must be a cipai name (a non-empty string), got {cipai!r:.60}")
+    if text is None:
+        raise ValueError(f"missing field {text_field!r} (a string)")
+    if not isinstance(text, str):
+        raise ValueError(f"field {text_field!r} must be a string, got {type(text).__name__}")
+
+
 def score_row(
     critic: Critic, cipai: Any, text: Any, cipai_column: str = "cipai", text_column: str = "text"
 ) -> dict[str, Any]:
@@ -58,10 +70,7 @@ def score_row(
     naming the column as the dataset calls it."""
     out: dict[str, Any] = dict.fromkeys(RESULT_COLUMNS)
     try:
-        if not isinstance(cipai, str) or not cipai:
-            raise ValueError(f"missing field {cipai_column!r}")
-        if not isinstance(text, str):
-            raise ValueError(f"missing field {text_column!r} (a string)")
+        check_fields(cipai, text, cipai_column, text_column)
         out.update(result_fields(critic.score(cipai, text)))
     except (ValueError, UnknownCipaiError) as exc:
         out["error"] = str(exc)

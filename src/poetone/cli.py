@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any, BinaryIO, TextIO
 
 from poetone._progress import Progress, wanted
-from poetone.batch import RESULT_FIELDS, result_fields
+from poetone.batch import RESULT_FIELDS, check_fields, result_fields
 from poetone.metadata import MetadataError, UnknownCipaiError, load_cipai
 from poetone.profiles import PROFILES
 
@@ -191,10 +191,7 @@ def _score_line(critic, raw: bytes | str, number: int) -> dict[str, Any]:
         if where:
             raise ValueError(f"not UTF-8: {where}")
         cipai, text = record.get("cipai"), record.get("text")
-        if not isinstance(cipai, str) or not cipai:
-            raise ValueError("missing field 'cipai'")
-        if not isinstance(text, str):
-            raise ValueError("missing field 'text' (a string)")
+        check_fields(cipai, text)
         result = critic.score(cipai, text)
         record.update(result_fields(result))
     except (ValueError, UnknownCipaiError) as exc:
@@ -319,6 +316,7 @@ def cmd_lm_eval_path(args: argparse.Namespace) -> int:
 
 def cmd_cipai(args: argparse.Namespace) -> int:
     from poetone.render import render_pattern
+    from poetone.songci import stanza_name
 
     if args.action == "validate":
         try:
@@ -344,6 +342,12 @@ def cmd_cipai(args: argparse.Namespace) -> int:
     c = reg[args.name]
     print(f"{c.name}" + (f"  又名 {'、'.join(c.aliases)}" if c.aliases else ""))
     print(f"source: {c.source}")
+    sizes = sorted({v.char_count for v in c.variants})
+    span = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
+    print(f"{len(c.variants)} variant{'s' if len(c.variants) != 1 else ''}, {span} 字")
+    also = reg.tunes_titled(args.name)[1:] if hasattr(reg, "tunes_titled") else ()
+    if also:  # a 同名异调 title: scored against each tune, counting for the one the poem follows
+        print(f"同名异调: a poem titled {args.name} is also scored as {'、'.join(also)} and counts for the tune it follows")
     for h in c.homonyms:
         poems = "、".join(f"{p['poet']}「{p['first_line']}」" for p in h.poems)
         print(f"同名异调 (not a variant): {h.name}: {poems}\n  source: {h.source}")
@@ -353,7 +357,7 @@ def cmd_cipai(args: argparse.Namespace) -> int:
         if v.example:
             print(f"  example: {v.example.get('poet', '')}「{v.example.get('first_line', '')}」")
         for si, stanza in enumerate(v.stanzas):
-            print(f"  {'上阕' if si == 0 else '下阕' if si == 1 else f'第{si + 1}段'}")
+            print(f"  {stanza_name(si, len(v.stanzas))}")
             for line in stanza:
                 end = line.end + (line.segment if line.rhymed else "")
                 print(f"    {render_pattern(line.tones):<12} {line.tones:<10} {end}{' 叠' if line.repeat else ''}")

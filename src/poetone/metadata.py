@@ -42,7 +42,8 @@ class UnknownCipaiError(KeyError):
         self.name = name
         self.suggestions = suggestions
         hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
-        super().__init__(f"unknown cipai {name!r}{hint}")
+        shown = repr(name) if len(name) <= 40 else f"{name[:40]!r}… ({len(name)} characters)"  # a pasted poem as the name
+        super().__init__(f"unknown cipai {shown}{hint}")
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -368,7 +369,8 @@ def load_cipai(
         raise FileNotFoundError(f"metadata {str(path)!r} does not exist")
     if fmt == "poetone":
         return CipaiRegistry(parse_poetone_metadata(_read_json(path.read_text(encoding="utf-8"), str(path)), str(path)))
-    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    # a folder's files starting with _ are not cipai (the generated resource's _index.json)
+    files = sorted(f for f in path.glob("*.json") if not f.name.startswith("_")) if path.is_dir() else [path]
     cipai = []
     for f in files:
         data = _read_json(f.read_text(encoding="utf-8"), str(f))
@@ -505,11 +507,12 @@ class CipaiRegistry(Mapping[str, Cipai]):
         return found
 
     def _head(self, key: str) -> str | None:
-        """The cipai a 词牌·题 spelling starts with: a known name followed by a separator.
-        Only the lengths names have are tried (a slice and a lookup each, cheaper than a regex)."""
-        for n in self._name_lengths:
+        """The cipai a 词牌·题 spelling starts with: the longest known name followed by a separator
+        (三台（大曲）・春 is 三台（大曲）, not 三台 with the title （大曲）・春). Only the lengths names
+        have are tried (a slice and a lookup each, cheaper than a regex)."""
+        for n in reversed(self._name_lengths):
             if n >= len(key):
-                break
+                continue
             if key[n] in _TITLE_SEPARATORS:
                 found = self._lookup.get(key[:n])
                 if found is not None:
@@ -540,10 +543,15 @@ def _t2s() -> Callable[[str], str] | None:
     return opencc.OpenCC("t2s").convert
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _to_simplified(name: str) -> str:
     """Traditional-script titles (點絳脣, 鵲踏枝) resolve like their simplified form."""
     convert = _t2s()
-    return convert(name) if convert is not None else name
+    if convert is None or (not name.isprintable() and _SURROGATE.search(name)):
+        return name  # OpenCC encodes to UTF-8: a lone surrogate (a broken decoding) cannot be converted
+    return convert(name)
 
 
 def _normalise_name(name: str) -> str:

@@ -74,12 +74,23 @@ def split_stanzas(text: str, critic: Critic, cipai: str, variant: str | None = N
     raise ValueError(f"cannot find the 上阕 of a {cipai} poem with {n_upper} clauses in its first stanza: {text[:20]}…")
 
 
+def stanza_name(index: int, stanzas: int) -> str:
+    """What a stanza is called: 上阕 and 下阕 of a 双调 form, 第一段 … of a 三段 or 四段 one, 全词 of a one-stanza form."""
+    if stanzas == 1:
+        return "全词"
+    if stanzas == 2:
+        return _STANZA_NAMES[index]
+    return f"第{'一二三四五六七八九'[index] if index < 9 else index + 1}段"
+
+
 def render_rules(variant: Variant) -> str:
     """The form stated as rules, for the instruction prompt."""
     out = []
     for si, stanza in enumerate(variant.stanzas):
-        name = _STANZA_NAMES[si] if si < len(_STANZA_NAMES) else f"第{si + 1}段"
-        out.append(f"{name}共{len(stanza)}句，{sum(line.length for line in stanza)}字：")
+        name = stanza_name(si, len(variant.stanzas))
+        # a form whose 段 the 词谱 does not mark, and that could not be inferred, is stated whole
+        unsplit = "（分段未能推定）" if len(variant.stanzas) == 1 and "分段未能推定" in variant.label else ""
+        out.append(f"{name}共{len(stanza)}句，{sum(line.length for line in stanza)}字{unsplit}：")
         for li, line in enumerate(stanza, start=1):
             if line.rhymed:
                 kind = "换韵" if line.end == "换" else "押韵"

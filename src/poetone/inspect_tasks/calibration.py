@@ -20,7 +20,7 @@ from poetone import corpus, judge
 from poetone.degrade import DEGRADATIONS, degrade
 from poetone.inspect_tasks.judge import GRADER_ROLE, rate
 from poetone.inspect_tasks.scorers import total
-from poetone.inspect_tasks.tasks import parse_names
+from poetone.options import parse_names
 from poetone.stats import wilson
 
 _NAN = float("nan")
@@ -114,7 +114,7 @@ def judge_calibration(
     degradation: str | list[str] | None = None, seed: int = 0, cipai: str | list[str] | None = None
 ) -> Task:
     """Authentic corpus poems against degraded copies, rated by the judge (120 per degradation)."""
-    kinds = parse_names(degradation) or list(DEGRADATIONS)
+    kinds = parse_names(degradation, "degradation") or list(DEGRADATIONS)
     for k in kinds:
         if k not in DEGRADATIONS:
             raise ValueError(f"unknown degradation {k!r}; expected some of {', '.join(DEGRADATIONS)}")

@@ -24,6 +24,7 @@ from poetone.inspect_tasks.generation import generate_per_strategy
 from poetone.inspect_tasks.judge import require_graders, songci_judge
 from poetone.inspect_tasks.revise import critic_revise
 from poetone.inspect_tasks.scorers import conformity, longtail_conformity
+from poetone.options import parse_names
 from poetone.songci import build_eval_set, require_scorable
 
 
@@ -47,18 +48,12 @@ def record_to_sample(record: dict[str, Any]) -> Sample:
     )
 
 
-def parse_names(value: str | list[str] | tuple[str, ...] | None) -> list[str] | None:
-    """``-T cipai=念奴娇,水调歌头`` arrives as one string; a YAML list arrives as a list."""
-    if value is None or value == "":
-        return None
-    items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
-    return [v.strip() for v in items if v.strip()]
-
-
 def songci_dataset(
     strategies: list[str], cipai: str | list[str] | None = None, theme: str | list[str] | None = None
 ) -> MemoryDataset:
-    prompts_ = build_eval_set(strategies, cipai=parse_names(cipai), theme=parse_names(theme), critic=Critic())
+    prompts_ = build_eval_set(
+        strategies, cipai=parse_names(cipai), theme=parse_names(theme, "theme"), critic=Critic()
+    )
     if not prompts_:
         raise ValueError(f"no prompts for strategy={strategies} cipai={cipai} theme={theme}")
     name = "songci" if len(strategies) > 1 else f"songci_{strategies[0]}"
@@ -147,7 +142,7 @@ def songci(
     revise: int = 0,
 ) -> Task:
     """Songci generation under the given strategies (all five when omitted)."""
-    strategies = parse_names(strategy) or list(prompts.STRATEGIES)
+    strategies = parse_names(strategy, "strategy") or list(prompts.STRATEGIES)
     return songci_task(strategies, cipai, theme, profile, judge, graders, temperature, top_p, max_tokens, revise)
 
 
@@ -244,7 +239,7 @@ def longtail(
 ) -> Task:
     """The long-tail track: a zero-shot ci for each of 380 tunes beyond the benchmark's 20, ranked
     1–400 in the 全宋词, with the mean per frequency band (``-T band=201-400`` narrows it)."""
-    records = [p.as_record() for p in longtail_track.build_longtail_set(parse_names(band), Critic())]
+    records = [p.as_record() for p in longtail_track.build_longtail_set(parse_names(band, "band"), Critic())]
     dataset = MemoryDataset([record_to_sample(r) for r in records], name="songci_longtail", location="poetone")
     return songci_task(
         [longtail_track.STRATEGY], None, None, profile, judge, graders, temperature, top_p, max_tokens, revise, dataset

@@ -14,6 +14,7 @@ import datasets
 
 from poetone import prompts
 from poetone.critic import Critic
+from poetone.options import parse_names
 from poetone.songci import build_eval_set, require_scorable, score_answer
 
 METRICS = ("conformity", "structure", "tonal", "rhyme", "invalid")
@@ -47,21 +48,13 @@ def _critic(profile: str) -> Critic:
     return Critic(profile=profile)
 
 
-def _names(value: Any) -> list[str] | None:
-    if value in (None, ""):
-        return None
-    if isinstance(value, str):
-        return [v.strip() for v in value.split(",") if v.strip()]
-    return list(value)
-
-
 def load_songci(
     strategy: str, profile: str = "default", cipai: Any = None, theme: Any = None, **_: Any
 ) -> datasets.DatasetDict:
     """The eval set of one strategy as a ``test`` split; each doc carries the critic profile."""
     require_scorable([strategy], profile)
     critic = _critic(profile)
-    prompts = build_eval_set([strategy], cipai=_names(cipai), theme=_names(theme), critic=critic)
+    prompts = build_eval_set([strategy], cipai=parse_names(cipai), theme=parse_names(theme, "theme"), critic=critic)
     rows = [{**p.as_record(), "profile": profile} for p in prompts]
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
@@ -70,7 +63,7 @@ def load_longtail(profile: str = "default", band: Any = None, **_: Any) -> datas
     """The long-tail track (poetone.longtail) as a ``test`` split: 380 tunes beyond the 20."""
     from poetone import longtail
 
-    rows = [{**p.as_record(), "profile": profile} for p in longtail.build_longtail_set(_names(band), _critic(profile))]
+    rows = [{**p.as_record(), "profile": profile} for p in longtail.build_longtail_set(parse_names(band, "band"), _critic(profile))]
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 
