@@ -18,12 +18,18 @@ The conversion, and why (docs/cipai-schema.md, "Generated cipai"):
   (减字木兰花: 仄仄平平 仄仄平平 as two classes): where two classes alternate, each run of a class
   is its own segment, so 减字木兰花 has four. A class interrupted only by classes that do not come
   back (定风波's 平 rhyme around its 仄 pairs) stays one segment.
-- a rhyme position whose tone is 中 takes the tone of the example poem's character, or else the
-  tone most positions of its segment have.
-- stanzas: the data marks none. A 双调 form is split where its two halves end alike (the longest
-  run of equal clause lengths and rhymes read back from both ends, at least half of the shorter
-  half and at least two clauses); 三段/四段 forms likewise, every stanza ending like the next. Where no
-  split has that evidence the form is one stanza.
+- a rhyme position whose tone is 中 takes the tone of the example poem's character; where that has
+  both readings, the tone most positions of its segment have (at a 叶 position, the other tone).
+- stanzas: the data marks none. A form is split into the tune's 段 count (a 单调 tune's form twice its
+  length into two) only where the split has evidence (``stanza_splits``): each stanza ends on a rhyme
+  and holds at least 60% of an even share, a two-stanza form's halves are within 0.7 of each other
+  in size, and either the stanzas end alike (at least two clauses of equal length and rhyme tone read
+  back from their ends, covering a third of the shorter stanza's clauses) or a new rhyme segment
+  begins with the stanzas about equal (清平乐); only where no split has that, stanzas that mirror each
+  other (80% of their characters in lines of equal length, a 读 read inside its line) with their last
+  lines alike (茶瓶儿 28/28). Where no split has evidence the form is one stanza, labelled
+  单段 (分段未能推定); a label names the form's own 段 count (双调 for a 单调 tune written twice over).
+- a tune's ``source`` cites 龙榆生《唐宋词格律》 only where one of its forms comes from it.
 - forms Song poets used that the 词谱 lacks come from the hand-curated ``scripts/cipu_song_forms.json``
   (chosen with benchmarks/form_candidates.py; each attested by two or more poets, else the build
   refuses it) and are appended after the 词谱's forms. The build never reads the 全宋词.
