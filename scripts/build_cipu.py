@@ -27,7 +27,8 @@ The conversion, and why (docs/cipai-schema.md, "Generated cipai"):
   back from their ends, covering a third of the shorter stanza's clauses) or a new rhyme segment
   begins with the stanzas about equal (清平乐); only where no split has that, stanzas that mirror each
   other (80% of their characters in lines of equal length, a 读 read inside its line) with their last
-  lines alike (茶瓶儿 28/28). Where no split has evidence the form is one stanza, labelled
+  lines alike, unless the split takes the 换头 into the 上阕 (茶瓶儿 28/28; 花心动 refused). Where no
+  split has evidence the form is one stanza, labelled
   单段 (分段未能推定); a label names the form's own 段 count (双调 for a 单调 tune written twice over).
 - a tune's ``source`` cites 龙榆生《唐宋词格律》 only where one of its forms comes from it.
 - forms Song poets used that the 词谱 lacks come from the hand-curated ``scripts/cipu_song_forms.json``
@@ -241,7 +242,8 @@ def stanza_splits(clauses: Sequence[Clause], stanzas: int) -> list[int] | None:
     2. only where no split has that: the stanzas mirror each other, ``MIRROR`` of their characters in
        lines of equal length in order (with a 读 read as a pause inside its line, or as printed),
        and their last lines alike. 茶瓶儿: 28/28, the halves differ only where the 下阕 rhymes a
-       line. The most mirrored split wins, then the most even.
+       line. The most mirrored split (then the most even) must have its last lines alike, and is
+       refused where it takes the 换头 into the 上阕 (see the end).
     """
     if stanzas <= 1:
         return []
@@ -251,7 +253,8 @@ def stanza_splits(clauses: Sequence[Clause], stanzas: int) -> list[int] | None:
         if c.rhymed:
             first_of.setdefault(c.segment, i)
     total = sum(len(c.tones) for c in clauses)
-    best: dict[int, tuple[list[int], tuple[float, float]]] = {}
+    best_ends: tuple[list[int], tuple[int, float]] | None = None
+    best_mirror: tuple[list[int] | None, tuple[float, float]] | None = None
     for cut in itertools.combinations(ends, stanzas - 1):
         bounds = [0, *cut, len(clauses)]
         raw = [lines_of(clauses[a:b], merge_du=False) for a, b in itertools.pairwise(bounds)]
@@ -261,7 +264,7 @@ def stanza_splits(clauses: Sequence[Clause], stanzas: int) -> list[int] | None:
             continue
         if stanzas == 2 and min(sizes) < MIN_RATIO * max(sizes):
             continue
-        evidence, mirror = 0, 0.0
+        evidence, mirror, alike = 0, 0.0, True
         for k in range(stanzas - 1):
             p, q = raw[k], raw[k + 1]
             nxt = next((i for i in range(bounds[k + 1], bounds[k + 2]) if clauses[i].rhymed), None)
@@ -275,18 +278,39 @@ def stanza_splits(clauses: Sequence[Clause], stanzas: int) -> list[int] | None:
                     evidence += 1
                 else:
                     evidence = -1
-            if mirror >= 0:
-                pm, qm = merged[k], merged[k + 1]
-                share = 2 * max(mirrored(p, q), mirrored(pm, qm)) / (sizes[k] + sizes[k + 1])
-                mirror = mirror + share if share >= MIRROR and (p[-1] == q[-1] or pm[-1] == qm[-1]) else -1
+            pm, qm = merged[k], merged[k + 1]
+            share = 2 * max(mirrored(p, q), mirrored(pm, qm)) / (sizes[k] + sizes[k + 1])
+            mirror += share
+            alike = alike and share >= MIRROR and (p[-1] == q[-1] or pm[-1] == qm[-1])
         spread = -max(abs(s - total / stanzas) for s in sizes)
-        for tier, score in ((1, float(evidence)), (2, round(mirror, 9))):
-            if score > 0 and (tier not in best or (score, spread) > best[tier][1]):
-                best[tier] = (list(cut), (score, spread))
-    for tier in (1, 2):
-        if tier in best:
-            return best[tier][0]
-    return None
+        if evidence > 0 and (best_ends is None or (evidence, spread) > best_ends[1]):
+            best_ends = (list(cut), (evidence, spread))
+        if best_mirror is None or (round(mirror, 9), spread) > best_mirror[1]:
+            best_mirror = (list(cut) if alike else None, (round(mirror, 9), spread))
+    if best_ends is not None:
+        return best_ends[0]
+    if best_mirror is None or best_mirror[0] is None:
+        return None
+    # the 换头 taken into the 上阕 (花心动's 浪翻红绉。一夜情浓似酒‖): the 上阕 ends on two rhymed lines,
+    # and the split before the last of them (itself of a stanza's size) mirrors as much but for that
+    # line, which the 下阕's last line now matches; the break is in doubt
+    cut = best_mirror[0]
+    if stanzas == 2:
+        last = lines_of(clauses[: cut[0]])
+        earlier = [e for e in ends if e < cut[0]]
+        if len(last) > 1 and last[-2][1] and earlier:
+            upper = sum(len(c.tones) for c in clauses[: earlier[-1]])
+            moved = sum(len(c.tones) for c in clauses[earlier[-1] : cut[0]])
+            sized = min(upper, total - upper) >= max(total * 0.3, MIN_RATIO * max(upper, total - upper))
+            if sized and mirror_chars(clauses, earlier[-1]) + moved >= mirror_chars(clauses, cut[0]):
+                return None
+    return cut
+
+
+def mirror_chars(clauses: Sequence[Clause], cut: int) -> int:
+    """Characters the two halves of a form split at ``cut`` share in lines of equal length, in order."""
+    a, b = clauses[:cut], clauses[cut:]
+    return max(mirrored(lines_of(a, merge_du=False), lines_of(b, merge_du=False)), mirrored(lines_of(a), lines_of(b)))
 
 
 def tone_of(char: str) -> str:

@@ -48,6 +48,13 @@ XINGXIANGZI_8 = (
     "草际鸣蛩。惊落梧桐。正人间天上愁浓。云阶月地，关锁千重。纵浮槎来，浮槎去，不相逢。"
     "星桥鹊驾，经年才见，想离情别恨难穷。牵牛织女，莫是离中。甚一霎儿晴，一霎儿雨，一霎儿风。"
 )
+# 花心动 第2体 (又一体1): the halves are 52/52 (浪翻红绉‖一夜情浓似酒), whose last lines differ; the split
+# a line later mirrors them (一夜情浓似酒 like 纤腰为郎管瘦) but takes the 换头 into the 上阕: refused
+HUAXINDONG_2 = (
+    "帘卷青楼，东风满、杨花乱飘晴昼。兰袂褪香，罗帐褰红，绣枕旋移相就。海棠花谢春融暖，偎人恁、娇波频溜。"
+    "象床稳，鸳衾漫展，浪翻红绉。一夜情浓似酒。香汗渍、鲛绡几番微透。鸾困凤慵，娅姹双眼，画也画应难就。"
+    "问伊可煞于人厚。梅萼露、胭脂檀口。从此后。纤腰为郎管瘦。"
+)
 # 瑞龙吟 (三段, 双拽头): two short stanzas alike, then a long one
 RUILONGYIN = (
     "章台路。还是褪粉梅梢，试花桃树。愔愔坊陌人家，定巢燕子，归来旧处。"
@@ -106,7 +113,8 @@ def test_breaks_fall_where_the_example_poem_turns(critic: Critic, tune: str, vid
 
 
 @pytest.mark.parametrize(
-    ("tune", "vid", "poem"), [("雨中花慢", "正体", YUZHONGHUAMAN), ("行香子", "又一体7", XINGXIANGZI_8)]
+    ("tune", "vid", "poem"),
+    [("雨中花慢", "正体", YUZHONGHUAMAN), ("行香子", "又一体7", XINGXIANGZI_8), ("花心动", "又一体1", HUAXINDONG_2)],
 )
 def test_weak_evidence_gives_one_stanza_not_a_wrong_break(critic: Critic, tune: str, vid: str, poem: str) -> None:
     variant = critic.registry[tune].variant(vid)
@@ -176,10 +184,11 @@ def couyun(shared: Path) -> dict:
         ("南歌子", 2, NANGEZI_3),
         ("雨中花慢", 0, YUZHONGHUAMAN),
         ("行香子", 7, XINGXIANGZI_8),
+        ("花心动", 1, HUAXINDONG_2),
         ("瑞龙吟", 0, RUILONGYIN),
         ("清平乐", 0, QINGPINGLE),
     ],
-    ids=["茶瓶儿", "南歌子5", "南歌子3", "雨中花慢", "行香子8", "瑞龙吟", "清平乐"],
+    ids=["茶瓶儿", "南歌子5", "南歌子3", "雨中花慢", "行香子8", "花心动2", "瑞龙吟", "清平乐"],
 )
 def test_the_quoted_poems_are_couyuns_examples(couyun: dict, tune: str, index: int, poem: str) -> None:
     assert couyun[tune]["qinding"][index]["origin"] == poem
