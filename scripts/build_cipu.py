@@ -27,8 +27,10 @@ The conversion, and why (docs/cipai-schema.md, "Generated cipai"):
   back from their ends, covering a third of the shorter stanza's clauses) or a new rhyme segment
   begins with the stanzas about equal (清平乐); only where no split has that, stanzas that mirror each
   other (80% of their characters in lines of equal length, a 读 read inside its line) with their last
-  lines alike, unless the split takes the 换头 into the 上阕 (茶瓶儿 28/28; 花心动 refused). Where no
-  split has evidence the form is one stanza, labelled
+  lines alike, unless the split takes the 换头 into the 上阕 (茶瓶儿 28/28; 花心动 refused); and only
+  where neither has a split, halves within 0.9 of each other in size that end alike in two clauses
+  and mirror 60% of their characters (雨中花慢 49/49). Where no split has evidence the form is one
+  stanza, labelled
   单段 (分段未能推定); a label names the form's own 段 count (双调 for a 单调 tune written twice over).
 - a tune's ``source`` cites 龙榆生《唐宋词格律》 only where one of its forms comes from it.
 - forms Song poets used that the 词谱 lacks come from the hand-curated ``scripts/cipu_song_forms.json``
@@ -185,6 +187,8 @@ def segments(order: Sequence[str]) -> list[int]:
 MIN_RATIO = 0.7
 #: Two stanzas mirror each other when this share of their characters is in lines of equal length, in order.
 MIRROR = 0.8
+#: Halves within EVEN of each other in size that end alike and mirror HALF_MIRROR of their characters.
+EVEN, HALF_MIRROR = 0.9, 0.6
 
 
 def lines_of(clauses: Sequence[Clause], merge_du: bool = True) -> list[tuple[int, str]]:
@@ -233,7 +237,7 @@ def stanza_splits(clauses: Sequence[Clause], stanzas: int) -> list[int] | None:
     """Clause indices where stanzas 2… begin, or None where the form gives no evidence of them.
 
     A stanza ends on a rhyme and holds at least 60% of an even share; the two stanzas of a 双调
-    form are within ``MIN_RATIO`` of each other in size. The evidence for a break, in two tiers:
+    form are within ``MIN_RATIO`` of each other in size. The evidence for a break, in three tiers:
 
     1. the stanzas before and after it end alike (at least two clauses of equal length and rhyme
        tone read back from their ends, and at least a third of the shorter stanza's clauses), or a
@@ -244,6 +248,9 @@ def stanza_splits(clauses: Sequence[Clause], stanzas: int) -> list[int] | None:
        and their last lines alike. 茶瓶儿: 28/28, the halves differ only where the 下阕 rhymes a
        line. The most mirrored split (then the most even) must have its last lines alike, and is
        refused where it takes the 换头 into the 上阕 (see the end).
+    3. only where neither tier has a split: the two halves of a 双调 form, within ``EVEN`` of each
+       other in size, end alike in at least two clauses (length and rhyme tone) and mirror
+       ``HALF_MIRROR`` of their characters. 雨中花慢: 49/49, 天香染袂，为我留连 and 十分春态，付与明年.
     """
     if stanzas <= 1:
         return []
@@ -255,6 +262,7 @@ def stanza_splits(clauses: Sequence[Clause], stanzas: int) -> list[int] | None:
     total = sum(len(c.tones) for c in clauses)
     best_ends: tuple[list[int], tuple[int, float]] | None = None
     best_mirror: tuple[list[int] | None, tuple[float, float]] | None = None
+    best_even: tuple[list[int], tuple[float, float]] | None = None
     for cut in itertools.combinations(ends, stanzas - 1):
         bounds = [0, *cut, len(clauses)]
         raw = [lines_of(clauses[a:b], merge_du=False) for a, b in itertools.pairwise(bounds)]
@@ -264,7 +272,7 @@ def stanza_splits(clauses: Sequence[Clause], stanzas: int) -> list[int] | None:
             continue
         if stanzas == 2 and min(sizes) < MIN_RATIO * max(sizes):
             continue
-        evidence, mirror, alike = 0, 0.0, True
+        evidence, mirror, alike, even_ends = 0, 0.0, True, stanzas == 2 and min(sizes) >= EVEN * max(sizes)
         for k in range(stanzas - 1):
             p, q = raw[k], raw[k + 1]
             nxt = next((i for i in range(bounds[k + 1], bounds[k + 2]) if clauses[i].rhymed), None)
@@ -282,15 +290,18 @@ def stanza_splits(clauses: Sequence[Clause], stanzas: int) -> list[int] | None:
             share = 2 * max(mirrored(p, q), mirrored(pm, qm)) / (sizes[k] + sizes[k + 1])
             mirror += share
             alike = alike and share >= MIRROR and (p[-1] == q[-1] or pm[-1] == qm[-1])
+            even_ends = even_ends and m >= 2 and share >= HALF_MIRROR
         spread = -max(abs(s - total / stanzas) for s in sizes)
         if evidence > 0 and (best_ends is None or (evidence, spread) > best_ends[1]):
             best_ends = (list(cut), (evidence, spread))
+        if even_ends and (best_even is None or (round(mirror, 9), spread) > best_even[1]):
+            best_even = (list(cut), (round(mirror, 9), spread))
         if best_mirror is None or (round(mirror, 9), spread) > best_mirror[1]:
             best_mirror = (list(cut) if alike else None, (round(mirror, 9), spread))
     if best_ends is not None:
         return best_ends[0]
-    if best_mirror is None or best_mirror[0] is None:
-        return None
+    if best_mirror is None or best_mirror[0] is None:  # tier 3
+        return best_even[0] if best_even is not None else None
     # the 换头 taken into the 上阕 (花心动's 浪翻红绉。一夜情浓似酒‖): the 上阕 ends on two rhymed lines,
     # and the split before the last of them (itself of a stanza's size) mirrors as much but for that
     # line, which the 下阕's last line now matches; the break is in doubt

@@ -36,8 +36,9 @@ NANGEZI_3 = (
     "惹恨还添恨，牵肠即断肠。凝情不语一枝芳。独映画帘閒立、绣衣香。"
     "暗想为云女，应怜傅粉郎。晚来轻步出闺房。髻慢钗横无力、纵倡狂。"
 )
-# 雨中花慢 第1体: its halves (49/49, 为我留连 ends the 上阕) share too few lines for the rule; it was
-# built 36/62 (甲第名园‖), and is now one stanza, not a wrong break
+# 雨中花慢 第1体: 49/49, 为我留连 ends the 上阕 (天香染袂，为我留连 like 十分春态，付与明年); it was built
+# 36/62 (甲第名园‖). Its halves mirror only 61% of their characters: the third tier (even halves
+# that end alike) splits it
 YUZHONGHUAMAN = (
     "今岁花时深院，尽日东风，荡飏茶烟。但有绿苔芳草，柳絮榆钱。闻道城西，长林古寺，甲第名园。"
     "有国艳带酒，天香染袂，为我留连。清明过了，残红无处，对此泪洒尊前。秋向晚、一枝何事，向我依然。"
@@ -90,6 +91,15 @@ def stanza_texts(poem: str, stanzas) -> list[str]:
         ("南歌子", "又一体4", NANGEZI_5, ["夕露沾芳草，斜阳带远村。几声残角起谯门。撩乱栖鸦、飞舞闹黄昏。"]),
         ("南歌子", "又一体2", NANGEZI_3, ["惹恨还添恨，牵肠即断肠。凝情不语一枝芳。独映画帘閒立、绣衣香。"]),
         (
+            "雨中花慢",
+            "正体",
+            YUZHONGHUAMAN,
+            [
+                "今岁花时深院，尽日东风，荡飏茶烟。但有绿苔芳草，柳絮榆钱。闻道城西，长林古寺，甲第名园。"
+                "有国艳带酒，天香染袂，为我留连。"
+            ],
+        ),
+        (
             "瑞龙吟",
             "正体",
             RUILONGYIN,
@@ -99,7 +109,7 @@ def stanza_texts(poem: str, stanzas) -> list[str]:
             ],
         ),
     ],
-    ids=["茶瓶儿", "南歌子5", "南歌子3", "瑞龙吟"],
+    ids=["茶瓶儿", "南歌子5", "南歌子3", "雨中花慢", "瑞龙吟"],
 )
 def test_breaks_fall_where_the_example_poem_turns(critic: Critic, tune: str, vid: str, poem: str, want) -> None:
     variant = critic.registry[tune].variant(vid)
@@ -114,7 +124,7 @@ def test_breaks_fall_where_the_example_poem_turns(critic: Critic, tune: str, vid
 
 @pytest.mark.parametrize(
     ("tune", "vid", "poem"),
-    [("雨中花慢", "正体", YUZHONGHUAMAN), ("行香子", "又一体7", XINGXIANGZI_8), ("花心动", "又一体1", HUAXINDONG_2)],
+    [("行香子", "又一体7", XINGXIANGZI_8), ("花心动", "又一体1", HUAXINDONG_2)],
 )
 def test_weak_evidence_gives_one_stanza_not_a_wrong_break(critic: Critic, tune: str, vid: str, poem: str) -> None:
     variant = critic.registry[tune].variant(vid)
@@ -225,6 +235,6 @@ def test_the_rule_agrees_with_the_curated_cipai(couyun: dict) -> None:
     sys.modules["stanza_agreement"] = bench
     spec.loader.exec_module(bench)
     agree, disagree, unsplit, wrong = bench.agreement(couyun)
-    # 122 of 123 (念奴娇 第7体 is built 50/51, curated 49/52); 19 forms left one stanza
-    assert agree >= 122 and disagree <= 1, wrong
+    # 124 of 125 (念奴娇 第7体 is built 50/51, curated 49/52); 17 forms left one stanza
+    assert agree >= 124 and disagree <= 1, wrong
     assert agree + disagree + unsplit == 142
