@@ -18,12 +18,21 @@ The conversion, and why (docs/cipai-schema.md, "Generated cipai"):
   (减字木兰花: 仄仄平平 仄仄平平 as two classes): where two classes alternate, each run of a class
   is its own segment, so 减字木兰花 has four. A class interrupted only by classes that do not come
   back (定风波's 平 rhyme around its 仄 pairs) stays one segment.
-- a rhyme position whose tone is 中 takes the tone of the example poem's character, or else the
-  tone most positions of its segment have.
-- stanzas: the data marks none. A 双调 form is split where its two halves end alike (the longest
-  run of equal clause lengths and rhymes read back from both ends, at least half of the shorter
-  half and at least two clauses); 三段/四段 forms likewise, every stanza ending like the next. Where no
-  split has that evidence the form is one stanza.
+- a rhyme position whose tone is 中 takes the tone of the example poem's character; where that has
+  both readings, the tone most positions of its segment have (at a 叶 position, the other tone).
+- stanzas: the data marks none. A form is split into the tune's 段 count (a 单调 tune's form twice its
+  length into two) only where the split has evidence (``stanza_splits``): each stanza ends on a rhyme
+  and holds at least 60% of an even share, a two-stanza form's halves are within 0.7 of each other
+  in size, and either the stanzas end alike (at least two clauses of equal length and rhyme tone read
+  back from their ends, covering a third of the shorter stanza's clauses) or a new rhyme segment
+  begins with the stanzas about equal (清平乐); only where no split has that, stanzas that mirror each
+  other (80% of their characters in lines of equal length, a 读 read inside its line) with their last
+  lines alike, unless the split takes the 换头 into the 上阕 (茶瓶儿 28/28; 花心动 refused); and only
+  where neither has a split, halves within 0.9 of each other in size that end alike in two clauses
+  and mirror 60% of their characters (雨中花慢 49/49). Where no split has evidence the form is one
+  stanza, labelled
+  单段 (分段未能推定); a label names the form's own 段 count (双调 for a 单调 tune written twice over).
+- a tune's ``source`` cites 龙榆生《唐宋词格律》 only where one of its forms comes from it.
 - forms Song poets used that the 词谱 lacks come from the hand-curated ``scripts/cipu_song_forms.json``
   (chosen with benchmarks/form_candidates.py; each attested by two or more poets, else the build
   refuses it) and are appended after the 词谱's forms. The build never reads the 全宋词.
@@ -54,6 +63,8 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _CLAUSE_MARKS = re.compile(r"[，。、？！；：,.?!;:]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\U00020000-\U0003ffff]")
 STANZA_COUNTS = {"单调": 1, "双调": 2, "三段": 3, "四段": 4}
+SHAPES = {n: kind for kind, n in STANZA_COUNTS.items()}
+UNSPLIT = "单段 (分段未能推定)"
 
 
 class FormError(ValueError):
@@ -172,7 +183,32 @@ def segments(order: Sequence[str]) -> list[int]:
     return out
 
 
-def tail_match(a: Sequence[tuple[int, bool]], b: Sequence[tuple[int, bool]]) -> int:
+#: The shorter half of a two-stanza form holds at least this share of the longer (the curated files: ≥ 0.83).
+MIN_RATIO = 0.7
+#: Two stanzas mirror each other when this share of their characters is in lines of equal length, in order.
+MIRROR = 0.8
+#: Halves within EVEN of each other in size that end alike and mirror HALF_MIRROR of their characters.
+EVEN, HALF_MIRROR = 0.9, 0.6
+
+
+def lines_of(clauses: Sequence[Clause], merge_du: bool = True) -> list[tuple[int, str]]:
+    """(length, rhyme tone or "") per line of a stanza; with ``merge_du`` a 读 joins the clause after it.
+
+    海棠下、曾歌金缕 is one 7-character line, as 空物是人非春暮 is in the other half of 茶瓶儿.
+    """
+    out, pending = [], 0
+    for c in clauses:
+        if merge_du and c.mark == "读" and not c.rhymed:
+            pending += len(c.tones)
+            continue
+        out.append((pending + len(c.tones), c.tones[-1] if c.rhymed else ""))
+        pending = 0
+    if pending:
+        out.append((pending, ""))
+    return out
+
+
+def tail_match(a: Sequence[tuple[int, str]], b: Sequence[tuple[int, str]]) -> int:
     """How many clauses two stanzas share read back from their ends (length and rhyme)."""
     n = 0
     for x, y in zip(reversed(a), reversed(b)):
@@ -182,50 +218,110 @@ def tail_match(a: Sequence[tuple[int, bool]], b: Sequence[tuple[int, bool]]) -> 
     return n
 
 
+def mirrored(a: Sequence[tuple[int, str]], b: Sequence[tuple[int, str]]) -> int:
+    """Characters of the lines two stanzas have in common, in order, by length (a weighted LCS).
+
+    Rhymes do not count: the 下阕 often rhymes a line the 上阕 does not (茶瓶儿 翠罗衫上 句, 乱英飞絮 韵),
+    and the 换头 (the 下阕's first lines) differs, which the alignment skips.
+    """
+    prev = [0] * (len(b) + 1)
+    for x, _ in a:
+        row = [0]
+        for j, (y, _) in enumerate(b):
+            row.append(max(prev[j + 1], row[j], prev[j] + x if x == y else 0))
+        prev = row
+    return prev[-1]
+
+
 def stanza_splits(clauses: Sequence[Clause], stanzas: int) -> list[int] | None:
     """Clause indices where stanzas 2… begin, or None where the form gives no evidence of them.
 
-    A stanza ends on a rhyme. The evidence for a break: the stanzas before and after it end alike
-    (at least two clauses of equal length and rhyme tone read back from their ends, and at least a
-    third of the shorter stanza), or a new rhyme segment begins right after it with the stanzas of
-    about equal size (清平乐: 仄 rhymes, then 平). The best-evidenced split wins, then the most even.
+    A stanza ends on a rhyme and holds at least 60% of an even share; the two stanzas of a 双调
+    form are within ``MIN_RATIO`` of each other in size. The evidence for a break, in three tiers:
+
+    1. the stanzas before and after it end alike (at least two clauses of equal length and rhyme
+       tone read back from their ends, and at least a third of the shorter stanza's clauses), or a
+       new rhyme segment begins right after it with the stanzas of about equal size (清平乐: 仄
+       rhymes, then 平). The best-evidenced split wins, then the most even.
+    2. only where no split has that: the stanzas mirror each other, ``MIRROR`` of their characters in
+       lines of equal length in order (with a 读 read as a pause inside its line, or as printed),
+       and their last lines alike. 茶瓶儿: 28/28, the halves differ only where the 下阕 rhymes a
+       line. The most mirrored split (then the most even) must have its last lines alike, and is
+       refused where it takes the 换头 into the 上阕 (see the end).
+    3. only where neither tier has a split: the two halves of a 双调 form, within ``EVEN`` of each
+       other in size, end alike in at least two clauses (length and rhyme tone) and mirror
+       ``HALF_MIRROR`` of their characters. 雨中花慢: 49/49, 天香染袂，为我留连 and 十分春态，付与明年.
     """
     if stanzas <= 1:
         return []
-    shape = [(len(c.tones), c.tones[-1] if c.rhymed else "") for c in clauses]
     ends = [i + 1 for i, c in enumerate(clauses[:-1]) if c.rhymed]  # a stanza ends on a rhyme
     first_of = {}
     for i, c in enumerate(clauses):
         if c.rhymed:
             first_of.setdefault(c.segment, i)
     total = sum(len(c.tones) for c in clauses)
-    best, best_key = None, None
+    best_ends: tuple[list[int], tuple[int, float]] | None = None
+    best_mirror: tuple[list[int] | None, tuple[float, float]] | None = None
+    best_even: tuple[list[int], tuple[float, float]] | None = None
     for cut in itertools.combinations(ends, stanzas - 1):
         bounds = [0, *cut, len(clauses)]
-        parts = [shape[a:b] for a, b in itertools.pairwise(bounds)]
-        sizes = [sum(n for n, _ in p) for p in parts]
+        raw = [lines_of(clauses[a:b], merge_du=False) for a, b in itertools.pairwise(bounds)]
+        merged = [lines_of(clauses[a:b]) for a, b in itertools.pairwise(bounds)]
+        sizes = [sum(n for n, _ in p) for p in raw]
         if min(sizes) < total * 0.6 / stanzas:  # no stanza of a few characters
             continue
-        evidence = 0
-        for k, (p, q) in enumerate(itertools.pairwise(parts)):
-            m = tail_match(p, q)
-            start = bounds[k + 1]
-            nxt = next((i for i in range(start, bounds[k + 2]) if clauses[i].rhymed), None)
+        if stanzas == 2 and min(sizes) < MIN_RATIO * max(sizes):
+            continue
+        evidence, mirror, alike, even_ends = 0, 0.0, True, stanzas == 2 and min(sizes) >= EVEN * max(sizes)
+        for k in range(stanzas - 1):
+            p, q = raw[k], raw[k + 1]
+            nxt = next((i for i in range(bounds[k + 1], bounds[k + 2]) if clauses[i].rhymed), None)
             new_segment = nxt is not None and first_of[clauses[nxt].segment] == nxt
             even = 0.4 <= sizes[k] / (sizes[k] + sizes[k + 1]) <= 0.6
-            if m >= 2 and m * 3 >= min(len(p), len(q)):
-                evidence += m + (2 if new_segment else 0)
-            elif new_segment and even:
-                evidence += 1
-            else:
-                evidence = -1
-                break
-        if evidence < 0:
-            continue
-        key = (evidence, -max(abs(s - total / stanzas) for s in sizes))
-        if best_key is None or key > best_key:
-            best, best_key = list(cut), key
-    return best
+            m = tail_match(p, q)
+            if evidence >= 0:
+                if m >= 2 and m * 3 >= min(len(p), len(q)):
+                    evidence += m + (2 if new_segment else 0)
+                elif new_segment and even:
+                    evidence += 1
+                else:
+                    evidence = -1
+            pm, qm = merged[k], merged[k + 1]
+            share = 2 * max(mirrored(p, q), mirrored(pm, qm)) / (sizes[k] + sizes[k + 1])
+            mirror += share
+            alike = alike and share >= MIRROR and (p[-1] == q[-1] or pm[-1] == qm[-1])
+            even_ends = even_ends and m >= 2 and share >= HALF_MIRROR
+        spread = -max(abs(s - total / stanzas) for s in sizes)
+        if evidence > 0 and (best_ends is None or (evidence, spread) > best_ends[1]):
+            best_ends = (list(cut), (evidence, spread))
+        if even_ends and (best_even is None or (round(mirror, 9), spread) > best_even[1]):
+            best_even = (list(cut), (round(mirror, 9), spread))
+        if best_mirror is None or (round(mirror, 9), spread) > best_mirror[1]:
+            best_mirror = (list(cut) if alike else None, (round(mirror, 9), spread))
+    if best_ends is not None:
+        return best_ends[0]
+    if best_mirror is None or best_mirror[0] is None:  # tier 3
+        return best_even[0] if best_even is not None else None
+    # the 换头 taken into the 上阕 (花心动's 浪翻红绉。一夜情浓似酒‖): the 上阕 ends on two rhymed lines,
+    # and the split before the last of them (itself of a stanza's size) mirrors as much but for that
+    # line, which the 下阕's last line now matches; the break is in doubt
+    cut = best_mirror[0]
+    if stanzas == 2:
+        last = lines_of(clauses[: cut[0]])
+        earlier = [e for e in ends if e < cut[0]]
+        if len(last) > 1 and last[-2][1] and earlier:
+            upper = sum(len(c.tones) for c in clauses[: earlier[-1]])
+            moved = sum(len(c.tones) for c in clauses[earlier[-1] : cut[0]])
+            sized = min(upper, total - upper) >= max(total * 0.3, MIN_RATIO * max(upper, total - upper))
+            if sized and mirror_chars(clauses, earlier[-1]) + moved >= mirror_chars(clauses, cut[0]):
+                return None
+    return cut
+
+
+def mirror_chars(clauses: Sequence[Clause], cut: int) -> int:
+    """Characters the two halves of a form split at ``cut`` share in lines of equal length, in order."""
+    a, b = clauses[:cut], clauses[cut:]
+    return max(mirrored(lines_of(a, merge_du=False), lines_of(b, merge_du=False)), mirrored(lines_of(a), lines_of(b)))
 
 
 def tone_of(char: str) -> str:
@@ -240,6 +336,14 @@ def stanzas_of(kind: str, chars: int, form: dict) -> int:
     if n == 1 and len(form["ge_lyu_str"]) >= 1.8 * chars:
         return 2
     return n
+
+
+def shape_of(stanzas: int, wanted: int) -> str:
+    """A form's own 段 label: 双调 for its two stanzas (a 单调 tune written twice over, as 江城子, too),
+    or 单段 (分段未能推定) where a tune of several stanzas has a form the build could not split."""
+    if stanzas == wanted or (wanted == 1 and stanzas == 2):
+        return SHAPES[stanzas]
+    return UNSPLIT
 
 
 def convert_form(form: dict, stanzas: int, where: str) -> tuple[list[list[str]], bool]:
@@ -341,7 +445,7 @@ def build_tune(name: str, entry: dict, report: Report) -> dict | None:
         n = sum(len(re.sub("[^平仄中]", "", s.split(" ")[0])) for st in lines for s in st)
         variant = {
             "id": "正体" if not variants else f"又一体{len(variants)}",
-            "label": f"{kind if len(lines) == stanzas else '单段 (分段未能推定)'}{n}字",
+            "label": f"{shape_of(len(lines), stanzas)}{n}字",
             "source": source,
             "example": {"first_line": first_clause(form["origin"])},
             "stanzas": lines,
@@ -350,10 +454,13 @@ def build_tune(name: str, entry: dict, report: Report) -> dict | None:
         variants.append(variant)
     if not variants:
         return None
+    source = f"钦定词谱 (couyun transcription, tune {entry['index']})"
+    if any("龙榆生" in v["source"] for v in variants):  # cite 龙榆生 only where a form comes from it
+        source += "; 龙榆生《唐宋词格律》"
     return {
         "name": name,
         "aliases": [],
-        "source": f"钦定词谱 (couyun transcription, tune {entry['index']}); 龙榆生《唐宋词格律》",
+        "source": source,
         "note": f"generated by scripts/build_cipu.py from couyun cipu_all.json: {kind}, {chars}字, 韵 {''.join(rtones)}",
         "variants": variants,
     }
@@ -399,12 +506,7 @@ def add_song_forms(tune: dict, kind: str, forms: Sequence[dict], report: Report)
         n = sum(len(re.sub("[^平仄中]", "", s.split(" ")[0])) for st in lines for s in st)
         poems = "、".join(f"{p['poet']}「{p['first_line']}」" for p in form["poems"])
         vid = f"又一体{len(tune['variants'])}"
-        if len(lines) == stanzas_wanted:
-            shape = kind
-        elif stanzas_wanted == 1 and len(lines) == 2:  # a 单调 tune written twice over (双叠), as 江城子's 双调
-            shape = "双调"
-        else:
-            shape = "单段 (分段未能推定)"
+        shape = shape_of(len(lines), stanzas_wanted)  # a 单调 tune written twice over (双叠) is 双调
         tune["variants"].append(
             {
                 "id": vid,
