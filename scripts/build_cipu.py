@@ -540,7 +540,8 @@ def assign_aliases(
 
     Returns the 同名异调 titles: title → the tunes printed under it, the one it resolves to first.
     A title two tunes claim (乌夜啼: a tune of its own and 相见欢's 又名) and a bare name whose
-    令/慢/近/引 siblings exist (浪淘沙: 浪淘沙, 浪淘沙令, 浪淘沙慢) are such titles: the critic scores
+    令/慢/近/引 siblings, or a sibling the 词谱 tells apart by a note, exist (浪淘沙: 浪淘沙, 浪淘沙令,
+    浪淘沙慢; 三台: 三台, 三台（大曲）) are such titles: the critic scores
     a poem so titled against each and keeps the tune it follows.
     """
     from opencc import OpenCC
@@ -573,7 +574,12 @@ def assign_aliases(
         wanted = [a for a in (*simplified, *traditional) if a != name]
         tunes[name]["aliases"] = [alias for alias in dict.fromkeys(wanted) if claim(alias, name)]
     for name in tunes:
-        base = next((name[: -len(x)] for x in SIBLING_SUFFIXES if name.endswith(x) and len(name) > len(x) + 1), None)
+        annotated = re.fullmatch(r"(.+?)（[^（）]+）", name)  # 三台（大曲）: the 词谱's note telling it from 三台
+        base = (
+            annotated.group(1)
+            if annotated
+            else next((name[: -len(x)] for x in SIBLING_SUFFIXES if name.endswith(x) and len(name) > len(x) + 1), None)
+        )
         if base is None or owner.get(base, "").startswith("curated "):
             continue
         for title in dict.fromkeys((base, to_trad(base))):

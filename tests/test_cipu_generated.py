@@ -191,6 +191,22 @@ def test_a_title_two_tunes_bear_keeps_the_tune_the_poem_follows(
     assert r.cipai == tune and r.structure == 1.0 and r.conformity >= 0.95, r.as_dict()
 
 
+# 万俟咏's 三台, as the 全宋词 prints it (title 三台): the 词谱's 三台（大曲）, not its 24-character 单调 三台
+SANTAI_MOQIYONG = (
+    "见梨花初带夜月，海棠半含朝雨。内苑春、不禁过青门，御沟涨、潜通南浦。东风静、细柳垂金缕。望凤阙、非烟非雾。"
+    "好时代、朝野多欢，遍九陌、太平箫鼓。乍莺儿百啭断续，燕子飞来飞去。近绿水、台榭映秋千，斗草聚、双双游女。"
+    "饧香更、酒冷踏青路。会暗识、夭桃朱户。向晚骤、宝马雕鞍，醉襟惹、乱花飞絮。正轻寒轻暖漏永，半阴半晴云暮。"
+    "禁火天、已是试新妆，岁华到、三分佳处。清明看、汉宫传蜡炬。散翠烟、飞入槐府。敛兵卫、阊阖门开，住传宣、又还休务。"
+)
+
+
+def test_a_bare_name_is_also_the_tune_the_cipu_tells_apart_by_a_note(critic: Critic) -> None:
+    assert critic.registry.tunes_titled("三台") == ("三台", "三台（大曲）")
+    r = critic.score("三台", SANTAI_MOQIYONG)
+    assert r.cipai == "三台（大曲）" and r.conformity >= 0.95, r.as_dict()
+    assert critic.score("三台", SANTAI_MOQIYONG, variant="正体").conformity < 0.3  # the 单调 三台 itself
+
+
 @pytest.mark.parametrize("spelling", ["鹤沖天", "鶴冲天", "鶴沖天", "鹤沖天·梅"])
 def test_a_homonym_title_in_mixed_scripts_names_both_tunes(critic: Critic, spelling: str) -> None:
     # one character traditional, as OCR and IME output mix them: read as resolve() reads it
