@@ -59,6 +59,7 @@ DEFAULT_OUT = ROOT / "src" / "poetone" / "cipai_generated"
 CURATED = ROOT / "src" / "poetone" / "cipai"
 TITLES = Path(__file__).resolve().parent / "cipu_titles.tsv"
 SONG_FORMS = Path(__file__).resolve().parent / "cipu_song_forms.json"
+STANZA_BREAKS = Path(__file__).resolve().parent / "cipu_stanza_breaks.tsv"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _CLAUSE_MARKS = re.compile(r"[，。、？！；：,.?!;:]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\U00020000-\U0003ffff]")
@@ -346,8 +347,12 @@ def shape_of(stanzas: int, wanted: int) -> str:
     return UNSPLIT
 
 
-def convert_form(form: dict, stanzas: int, where: str) -> tuple[list[list[str]], bool]:
-    """One 词谱 form as stanzas of line specs; the flag says whether the stanzas were inferred."""
+def convert_form(
+    form: dict, stanzas: int, where: str, opens: Sequence[str] = (), used: set[str] | None = None
+) -> tuple[list[list[str]], bool]:
+    """One 词谱 form as stanzas of line specs; the flag says whether the stanzas were inferred.
+    ``opens``: where the tune's 下阕 opens in its examples (scripts/cipu_stanza_breaks.tsv), the
+    openings found added to ``used``."""
     tone_str = form["ge_lyu_str"]
     want = [len(_HAN.findall(p)) for p in _CLAUSE_MARKS.split(form["origin"]) if _HAN.search(p)]
     clauses = parse_sep(form["ge_lyu_sep"], tone_str, where, want)
@@ -399,6 +404,12 @@ def convert_form(form: dict, stanzas: int, where: str) -> tuple[list[list[str]],
             spec = f"{c.tones} {'读' if c.mark == '读' else '句'}"
         specs.append(spec + (" 叠" if c.repeat else ""))
     cut = stanza_splits(clauses, stanzas)
+    text = "".join(example)
+    read = [i for i, c in enumerate(clauses) if i and clauses[i - 1].rhymed and any(text.startswith(o, c.start) for o in opens)]
+    if stanzas == 2 and len(read) == 1:  # read from the poem: the rule's break is wrong for this tune
+        cut = read
+        if used is not None:
+            used.update(o for o in opens if text.startswith(o, clauses[read[0]].start))
     if cut is None:
         return [specs], stanzas == 1
     bounds = [0, *cut, len(specs)]
@@ -419,16 +430,27 @@ def curated_names() -> dict[str, str]:
     return out
 
 
-def build_tune(name: str, entry: dict, report: Report) -> dict | None:
+def read_stanza_breaks(path: Path = STANZA_BREAKS) -> dict[str, list[str]]:
+    """Per tune, where its 下阕 opens in its examples (scripts/cipu_stanza_breaks.tsv)."""
+    out: dict[str, list[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            tune, opening, _why = line.split("\t")
+            out.setdefault(tune, []).append(opening)
+    return out
+
+
+def build_tune(name: str, entry: dict, report: Report, opens: Sequence[str] = ()) -> dict | None:
     kind, chars, rtones = entry["type"]
     variants, by_lines = [], {}
+    used: set[str] = set()
     sources = [("qinding", "钦定词谱"), ("longyusheng", "龙榆生《唐宋词格律》")]
     forms = [(src, label, i, f) for src, label in sources for i, f in enumerate(entry.get(src, []))]
     for src, label, i, form in forms:
         where = f"{name} {src}[{i}]"
         try:
             stanzas = stanzas_of(kind, chars, form)
-            lines, inferred = convert_form(form, stanzas, where)
+            lines, inferred = convert_form(form, stanzas, where, opens, used)
         except FormError as exc:
             report.bad_forms.append(str(exc))
             continue
@@ -452,6 +474,9 @@ def build_tune(name: str, entry: dict, report: Report) -> dict | None:
         }
         by_lines[key] = variant
         variants.append(variant)
+    stale = [o for o in opens if o not in used]
+    if stale:
+        raise FormError(f"{STANZA_BREAKS.name}: no form of {name} has a 下阕 opening {'、'.join(stale)}")
     if not variants:
         return None
     source = f"钦定词谱 (couyun transcription, tune {entry['index']})"
@@ -596,6 +621,10 @@ def build(source_path: Path, out: Path, only: Iterable[str] | None = None, song_
     curated = curated_names()
     report = Report()
     extra = read_song_forms(song_forms)
+    breaks = read_stanza_breaks()
+    for name in breaks:
+        if name not in source:
+            raise FormError(f"{STANZA_BREAKS.name}: {name} is no tune of the 词谱")
     for name in extra:
         if name in curated:
             raise FormError(f"{song_forms.name}: {name} is a hand-curated cipai; add its forms to its own file")
@@ -611,7 +640,7 @@ def build(source_path: Path, out: Path, only: Iterable[str] | None = None, song_
         if taken:
             report.skipped_tunes.append(f"{name}: {taken[0]} is curated {curated[taken[0]]}")
             continue
-        tune = build_tune(name, entry, report)
+        tune = build_tune(name, entry, report, breaks.get(name, ()))
         if tune is None:
             report.skipped_tunes.append(f"{name}: no form could be read")
             continue

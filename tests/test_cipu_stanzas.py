@@ -238,3 +238,32 @@ def test_the_rule_agrees_with_the_curated_cipai(couyun: dict) -> None:
     # 124 of 125 (念奴娇 第7体 is built 50/51, curated 49/52); 17 forms left one stanza
     assert agree >= 124 and disagree <= 1, wrong
     assert agree + disagree + unsplit == 142
+
+
+# 贺铸's 六州歌头「少年侠气」, couyun's example of the 钦定词谱's 第1体 (the 正体)
+LIUZHOUGETOU_UPPER = (
+    "少年侠气，交结五都雄。肝胆洞。毛发耸。立谈中。死生同。一诺千金重。推翘勇。矜豪纵。轻盖拥。联飞鞚。斗城东。"
+    "轰饮酒垆，春色浮寒瓮。吸海垂虹。间呼鹰嗾犬，白羽摘雕弓。狡穴俄空。乐匆匆。"
+)
+
+
+def test_a_break_read_from_the_example_poems_overrides_the_rule(critic: Critic, build_cipu, couyun: dict) -> None:
+    # both stanzas end in a 5- and a 4-character 平 rhyme one line early (白羽摘雕弓。狡穴俄空‖): the rule's
+    # break; scripts/cipu_stanza_breaks.tsv reads it after 乐匆匆 (71/72)
+    assert couyun["六州歌头"]["qinding"][0]["origin"].startswith(LIUZHOUGETOU_UPPER + "似黄粱梦")
+    entry, form = couyun["六州歌头"], couyun["六州歌头"]["qinding"][0]
+    kind, chars, _ = entry["type"]
+    stanzas = build_cipu.stanzas_of(kind, chars, form)
+    ruled, _ = build_cipu.convert_form(form, stanzas, "六州歌头")
+    assert _sizes(ruled) == [68, 75]  # the rule alone
+    read, _ = build_cipu.convert_form(form, stanzas, "六州歌头", ["似黄粱梦"])
+    assert _sizes(read) == [71, 72]
+    assert [sum(line.length for line in st) for st in critic.registry["六州歌头"].variant("正体").stanzas] == [71, 72]
+
+
+def test_a_stanza_break_row_that_matches_no_form_stops_the_build(build_cipu, couyun: dict, tmp_path: Path, monkeypatch) -> None:
+    table = tmp_path / "breaks.tsv"
+    table.write_text("六州歌头\t不在词中\tno such text\n", encoding="utf-8")
+    monkeypatch.setattr(build_cipu, "STANZA_BREAKS", table)
+    with pytest.raises(build_cipu.FormError, match="no form of 六州歌头 has a 下阕 opening 不在词中"):
+        build_cipu.build_tune("六州歌头", couyun["六州歌头"], build_cipu.Report(), build_cipu.read_stanza_breaks(table)["六州歌头"])
