@@ -713,3 +713,9 @@ def test_the_tone_table_covers_every_code_point_and_is_shared() -> None:
     assert critic.score("浣溪沙", text).as_dict() == Critic().score("浣溪沙", text).as_dict()
     assert [int(critic._tone_digits[ord(ch)]) for ch in "春仄看□x\U0010ffff"] == [1, 2, 3, 0, 0, 0]
     assert Critic(profile="paper")._tone_digits[ord("□")] == "3"  # a lacuna fits where the profile says so
+
+
+@pytest.mark.parametrize("stanza", [True, 1.0, "1"])
+def test_a_stanza_that_is_no_int_is_refused(critic: Critic, stanza: object) -> None:
+    with pytest.raises(ValueError, match=r"stanza must be an int \(0 the first stanza, 1 the 下阕 …\), got"):
+        critic.score("菩萨蛮", PUSA, stanza=stanza)  # type: ignore[arg-type]

@@ -452,3 +452,9 @@ def test_an_unknown_name_is_named_whatever_it_holds() -> None:
         reg.resolve("沁\udcff")  # a lone surrogate (bad bytes on the command line) reaches no converter
     with pytest.raises(UnknownCipaiError, match=r"^unknown cipai '啊{40}'… \(2000 characters\)$"):
         reg.resolve("啊" * 2000)  # a pasted text is shown in part
+
+
+def test_a_folder_without_cipai_files_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "_index.json").write_text("{}", encoding="utf-8")  # an index alone is no cipai
+    with pytest.raises(MetadataError, match="no cipai file"):
+        load_cipai(tmp_path)

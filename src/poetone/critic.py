@@ -523,7 +523,9 @@ class Critic:
             # of every tune the title names (浪淘沙's 下阕 is 浪淘沙令's: 浪淘沙 itself has one stanza)
             tunes = (name,) if variant is not None else self.registry.tunes_titled(cipai)
             most = max(self._stanzas(tune) for tune in tunes)
-            if not isinstance(stanza, int) or stanza < 0 or stanza >= most:
+            if type(stanza) is not int:  # not a bool either: stanza=True is no index
+                raise ValueError(f"stanza must be an int (0 the first stanza, 1 the 下阕 …), got {stanza!r}")
+            if stanza < 0 or stanza >= most:
                 raise ValueError(f"stanza must be an index below {most} for {name!r}, got {stanza!r}")
         if variant is not None:
             if self.profile.literal_poetone:

@@ -371,6 +371,8 @@ def load_cipai(
         return CipaiRegistry(parse_poetone_metadata(_read_json(path.read_text(encoding="utf-8"), str(path)), str(path)))
     # a folder's files starting with _ are not cipai (the generated resource's _index.json)
     files = sorted(f for f in path.glob("*.json") if not f.name.startswith("_")) if path.is_dir() else [path]
+    if not files:
+        raise MetadataError(f"{path}: no cipai file (*.json) in the folder")
     cipai = []
     for f in files:
         data = _read_json(f.read_text(encoding="utf-8"), str(f))
