@@ -430,14 +430,22 @@ def curated_names() -> dict[str, str]:
     return out
 
 
-def read_stanza_breaks(path: Path = STANZA_BREAKS) -> dict[str, list[str]]:
-    """Per tune, where its 下阕 opens in its examples (scripts/cipu_stanza_breaks.tsv)."""
+def read_table(path: Path, key: int, value: int) -> dict[str, list[str]]:
+    """A hand-curated table of three tab-separated columns (the last says why): column ``key`` →
+    the values of column ``value``, in order; ``#`` lines are comments."""
     out: dict[str, list[str]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
-            tune, opening, _why = line.split("\t")
-            out.setdefault(tune, []).append(opening)
+            row = line.split("\t")
+            if len(row) != 3:
+                raise FormError(f"{path.name}: {line!r} is not three tab-separated columns")
+            out.setdefault(row[key], []).append(row[value])
     return out
+
+
+def read_stanza_breaks(path: Path = STANZA_BREAKS) -> dict[str, list[str]]:
+    """Per tune, where its 下阕 opens in its examples (scripts/cipu_stanza_breaks.tsv)."""
+    return read_table(path, 0, 1)
 
 
 def build_tune(name: str, entry: dict, report: Report, opens: Sequence[str] = ()) -> dict | None:
@@ -545,13 +553,8 @@ def add_song_forms(tune: dict, kind: str, forms: Sequence[dict], report: Report)
 
 
 def read_titles(path: Path = TITLES) -> dict[str, list[str]]:
-    """The 全宋词 titles of scripts/cipu_titles.tsv, per tune."""
-    out: dict[str, list[str]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            title, tune, _why = line.split("\t")
-            out.setdefault(tune, []).append(title)
-    return out
+    """The 全宋词 titles of scripts/cipu_titles.tsv (title, tune, why), per tune."""
+    return read_table(path, 1, 0)
 
 
 #: A tune's 令/慢/近/引 sibling: the 全宋词 often prints it under the bare name (柳永's 浪淘沙慢 as 浪淘沙).
