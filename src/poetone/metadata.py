@@ -475,12 +475,8 @@ class CipaiRegistry(Mapping[str, Cipai]):
     def _tunes_of(self, key: str, canonical: str) -> tuple[str, ...] | None:
         """The tunes of a title spelt ``key``, or of the 词牌 before its separator (a 词牌·题 title)."""
         found = self._title_tunes.get(key)
-        if found is None:
-            for n in self._name_lengths:
-                if n >= len(key):
-                    break
-                if key[n] in _TITLE_SEPARATORS and self._lookup.get(key[:n]) == canonical:
-                    return self._title_tunes.get(key[:n])
+        if found is None and (head := self._head_key(key)) is not None and self._lookup[head] == canonical:
+            return self._title_tunes.get(head)
         return found
 
     def is_curated(self, name: str) -> bool:
@@ -509,16 +505,17 @@ class CipaiRegistry(Mapping[str, Cipai]):
         return found
 
     def _head(self, key: str) -> str | None:
-        """The cipai a 词牌·题 spelling starts with: the longest known name followed by a separator
+        """The cipai a 词牌·题 spelling starts with."""
+        head = self._head_key(key)
+        return None if head is None else self._lookup[head]
+
+    def _head_key(self, key: str) -> str | None:
+        """The longest known name a 词牌·题 spelling starts with, followed by a separator
         (三台（大曲）・春 is 三台（大曲）, not 三台 with the title （大曲）・春). Only the lengths names
         have are tried (a slice and a lookup each, cheaper than a regex)."""
         for n in reversed(self._name_lengths):
-            if n >= len(key):
-                continue
-            if key[n] in _TITLE_SEPARATORS:
-                found = self._lookup.get(key[:n])
-                if found is not None:
-                    return found
+            if n < len(key) and key[n] in _TITLE_SEPARATORS and key[:n] in self._lookup:
+                return key[:n]
         return None
 
     def _find(self, key: str) -> str | tuple[str, ...]:
